@@ -1,0 +1,30 @@
+# The two commands a new user needs (README): `make demo` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean-venv
+
+$(STAMP): pyproject.toml requirements-cpu.txt requirements-dev.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+## The main job: service + queue + grader + a local LMS, on SQLite, on this machine.
+demo: $(STAMP)
+	$(VENV)/bin/pathways demo
+
+## Everything CI runs: system packages, PostgreSQL + Redis on loopback, lint, all tests.
+test: $(STAMP)
+	bash scripts/test.sh
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	bash scripts/bench.sh
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,236 @@
+"""The course content model: what the loader builds from content files, and what the
+course tools, the LTI service and the grader read. Plain frozen dataclasses, no I/O.
+
+Content ids are stable slugs (DESIGN.md): ``arrays-04``, ``arrays-04.checkpoint``,
+``arrays-04.exercise.mask-tail``, ``project.arrays-audit``. The LMS stores them in resource
+links and line items, so they never change when a title or a folder name changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+ExerciseKind = Literal["exercise", "practice", "challenge"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled block of Understand prose (Markdown with $math$ and $$display math$$)."""
+
+    title: str
+    body_md: str
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    """A build step: a marked region of ``code/main.py`` (``# region step-N`` .. ``# endregion``).
+
+    ``code`` is derived from the file by the loader, never written twice, so it cannot drift.
+    """
+
+    number: int
+    region: str
+    title: str
+    intro: str
+    code: str
+    building_blocks: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A controlled experiment; its code runs appended to ``code/main.py``'s namespace."""
+
+    slug: str
+    title: str
+    path: Path
+    code: str
+    expected: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise, practice or challenge. The learner submits a whole ``main.py``: the lesson's
+    ``code/main.py`` with their solution appended; ``checks`` grade it (hidden from learners)."""
+
+    id: str
+    slug: str
+    kind: ExerciseKind
+    title: str
+    prompt: str
+    guide: tuple[str, ...]
+    plan: tuple[str, ...]
+    hints: tuple[str, ...]
+    reasoning: str
+    starter_code: str
+    solution_code: str
+    checks_path: Path
+    max_points: float
+
+
+@dataclass(frozen=True)
+class Choice:
+    key: str
+    text: str
+    correct: bool
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    id: str
+    question: str
+    choices: tuple[Choice, ...]
+    explanation: str
+
+    @property
+    def correct_keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self.choices if c.correct)
+
+    def choice(self, key: str) -> Choice | None:
+        return next((c for c in self.choices if c.key == key), None)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a recorded output came from."""
+
+    timestamp: str
+    python: str
+    jax: str
+    jaxlib: str
+    backend: str
+    device_count: int
+    source_sha256: str
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The recorded reference execution of ``code/main.py`` (``receipt.json``)."""
+
+    provenance: Provenance
+    command: str
+    output: str
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure drawn by ``figure/make_figure.py`` from a recorded CPU computation."""
+
+    script_path: Path
+    image_path: Path
+    data_path: Path
+    alt: str
+    caption: str
+    predict: str
+    reading: tuple[Section, ...]
+    provenance: Provenance | None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    slug: str
+    phase_id: str
+    order: int
+    title: str
+    revision: str
+    minutes: int
+    hardware: str
+    summary: str
+    prerequisites: tuple[str, ...]
+    objectives: tuple[str, ...]
+    problem: str
+    sections: tuple[Section, ...]
+    figure: Figure
+    steps: tuple[BuildStep, ...]
+    main_path: Path
+    main_code: str
+    expected_output: str
+    receipt: Receipt | None
+    experiments: tuple[Experiment, ...]
+    exercises: tuple[Exercise, ...]
+    checkpoint: Checkpoint
+    diagnose: str
+    carry_forward: tuple[str, ...]
+    evidence_template: str
+    references: tuple[Reference, ...]
+    dir: Path
+
+    @property
+    def cumulative_code(self) -> str:
+        """The build steps appended in order: what a learner building step by step has."""
+        return "\n\n".join(step.code for step in self.steps) + "\n"
+
+    @property
+    def relpath(self) -> str:
+        """Path of the lesson folder in the repository and the learner ZIP."""
+        return f"phases/{self.phase_id}/{self.slug}"
+
+
+@dataclass(frozen=True)
+class ProjectStage:
+    number: int
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Project:
+    """A phase's integration project (``projects/<slug>/``)."""
+
+    id: str
+    slug: str
+    phase_id: str
+    title: str
+    summary: str
+    checkpoint_prompt: str
+    stages: tuple[ProjectStage, ...]
+    guide_md: str
+    dir: Path
+
+
+@dataclass(frozen=True)
+class Phase:
+    id: str
+    number: int
+    title: str
+    summary: str
+    lessons: tuple[Lesson, ...]
+    project: Project | None
+
+
+@dataclass(frozen=True)
+class Course:
+    title: str
+    version: str
+    root: Path
+    phases: tuple[Phase, ...] = field(default_factory=tuple)
+
+    def lessons(self) -> list[Lesson]:
+        return [lesson for phase in self.phases for lesson in phase.lessons]
+
+    def lesson(self, lesson_id: str) -> Lesson | None:
+        return next((lesson for lesson in self.lessons() if lesson.id == lesson_id), None)
+
+    def exercises(self) -> list[tuple[Lesson, Exercise]]:
+        return [(lesson, ex) for lesson in self.lessons() for ex in lesson.exercises]
+
+    def exercise(self, exercise_id: str) -> tuple[Lesson, Exercise] | None:
+        return next((pair for pair in self.exercises() if pair[1].id == exercise_id), None)
+
+    def checkpoint(self, checkpoint_id: str) -> tuple[Lesson, Checkpoint] | None:
+        return next(
+            ((lesson, lesson.checkpoint) for lesson in self.lessons()
+             if lesson.checkpoint.id == checkpoint_id),
+            None,
+        )

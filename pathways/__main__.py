@@ -1,0 +1,3 @@
+from pathways.cli import main
+
+main()

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests use (PostgreSQL, Redis, Chromium, bubblewrap)
+# when any is missing. Needs root (as in CI); otherwise says what to install.
+set -euo pipefail
+need=()
+command -v redis-server >/dev/null || need+=(redis-server)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v chromium >/dev/null || need+=(chromium)
+command -v bwrap >/dev/null || need+=(bubblewrap)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2
+  exit 1
+fi
+echo "installing Debian packages: ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
