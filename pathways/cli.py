@@ -17,7 +17,7 @@ COMMANDS: dict[str, str] = {
     "platform": "lti_service.cli:platform",
     "keys": "lti_service.cli:keys",
     "serve": "lti_service.cli:serve",
-    "consumer": "lti_service.cli:consumer",
+    "consumer": "lti_service.submissions.cli:consumer",
     "worker": "grader_worker.cli:worker",
     "demo": "pathways.demo:demo",
 }
