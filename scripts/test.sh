@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-packages.sh
 eval "$(bash deploy/local/services.sh start var/test-services)"
-trap 'bash deploy/local/services.sh stop var/test-services' EXIT
+[ -n "${PATHWAYS_KEEP_SERVICES:-}" ] || trap 'bash deploy/local/services.sh stop var/test-services' EXIT
 export JAX_PLATFORMS=cpu
 .venv/bin/ruff check .
 set +e
