@@ -10,16 +10,19 @@ import importlib
 
 import click
 
-# command name -> "module:attribute" of a click command or group
-COMMANDS: dict[str, str] = {
-    "course": "course.cli:course",
-    "db": "lti_service.cli:db",
-    "platform": "lti_service.cli:platform",
-    "keys": "lti_service.cli:keys",
-    "serve": "lti_service.cli:serve",
-    "consumer": "lti_service.submissions.cli:consumer",
-    "worker": "grader_worker.cli:worker",
-    "demo": "pathways.demo:demo",
+# command name -> ("module:attribute" of a click command or group, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "course": ("course.cli:course", "Validate, check, record, build and export the course."),
+    "db": ("lti_service.cli:db", "Create or upgrade the service database (Alembic)."),
+    "platform": ("lti_service.cli:platform", "Register, list and remove LMS platforms."),
+    "keys": ("lti_service.cli:keys", "Generate and rotate the tool's signing keys."),
+    "serve": ("lti_service.cli:serve", "Run the LTI tool service (development server)."),
+    "consumer": (
+        "lti_service.submissions.cli:consumer",
+        "Record grading results, reap expired leases, post scores to the LMS.",
+    ),
+    "worker": ("grader_worker.cli:worker", "Run a grader worker (CPU or TPU host)."),
+    "demo": ("pathways.demo:demo", "Run everything on one machine with a local LMS."),
 }
 
 
@@ -31,8 +34,13 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(name)
         if target is None:
             return None
-        module_name, attr = target.split(":")
+        module_name, attr = target[0].split(":")
         return getattr(importlib.import_module(module_name), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Static help: `pathways --help` must not import every package (and JAX).
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in sorted(COMMANDS)])
 
 
 @click.group(cls=LazyGroup)
