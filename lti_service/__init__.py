@@ -1,0 +1,66 @@
+"""The LTI 1.3 tool service: ``create_app(config=None)`` builds the Flask app.
+
+Blueprints by audience: ``lti`` (protocol), ``learner``, ``instructor``, ``api`` (JSON); the
+grading part's ``lti_service.submissions.bp`` is registered when that package imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .config import Config
+from .course_source import CourseSource
+from .db import make_engine, make_session_factory
+from .extensions import State, close_db
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
+    cfg = config if isinstance(config, Config) else Config.from_env(config)
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=cfg.secret_key,
+        PREFERRED_URL_SCHEME=cfg.preferred_url_scheme,
+        SESSION_COOKIE_SAMESITE="None" if cfg.preferred_url_scheme == "https" else "Lax",
+        SESSION_COOKIE_SECURE=cfg.preferred_url_scheme == "https",
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+    )
+    if cfg.proxy_fix:
+        hops = cfg.proxy_fix
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,  # type: ignore[method-assign]
+                                x_port=hops, x_prefix=hops)
+    engine = make_engine(cfg.database_url)
+    app.extensions["pathways"] = State(
+        config=cfg,
+        engine=engine,
+        sessions=make_session_factory(engine),
+        course=CourseSource(cfg.course_root, cfg.extra.get("course")),
+    )
+    app.teardown_appcontext(close_db)
+
+    from . import errors
+    from .api import bp as api_bp
+    from .instructor import bp as instructor_bp
+    from .learner import bp as learner_bp
+    from .lti import views as lti_views
+
+    errors.register(app)
+    for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp):
+        app.register_blueprint(bp)
+    try:
+        submissions = importlib.import_module("lti_service.submissions")
+    except ImportError:
+        log.debug("lti_service.submissions not installed: exercise pages come from the lesson")
+    else:
+        if hasattr(submissions, "bp"):
+            app.register_blueprint(submissions.bp)
+    from .cli import register as register_cli
+
+    register_cli(app)
+    return app

@@ -1,0 +1,38 @@
+"""The exercise-check API (docs/CONTRACTS.md section 3).
+
+Authors: ``from course.checks import Values, check`` in ``exercises/<slug>/checks.py``.
+Grader: run ``HARNESS_PATH`` (standalone) in the sandbox with ``--names`` from
+``load_suite(path).names``; in the trusted parent, ``run_checks(path, read_values(payload))``.
+"""
+
+from pathlib import Path
+
+from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values, check
+from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
+from course.checks.values import (
+    CapturedValue,
+    CapturedValues,
+    ProgramError,
+    ValuesError,
+    read_values,
+)
+
+HARNESS_PATH = Path(__file__).with_name("harness.py")
+
+__all__ = [
+    "HARNESS_PATH",
+    "CapturedValue",
+    "CapturedValues",
+    "CheckFailed",
+    "CheckOutcome",
+    "CheckSpec",
+    "CheckSuite",
+    "ChecksError",
+    "ProgramError",
+    "Values",
+    "ValuesError",
+    "check",
+    "load_suite",
+    "read_values",
+    "run_checks",
+]

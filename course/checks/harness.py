@@ -1,0 +1,190 @@
+"""Run a learner's program as ``__main__`` and report the values that the checks need.
+
+STANDALONE: this file is copied into the grading sandbox on its own. It uses the standard
+library and numpy only and imports nothing from jax-pathways, so learner code never sees the
+hidden checks, and a broken project install cannot break a run.
+
+    python harness.py --names masked,x --fd 3 main.py     (the grader: an inherited descriptor)
+    python harness.py --names masked,x --out values.bin main.py
+
+The report (read it with ``course.checks.read_values``) is::
+
+    b"PWV1\\n" + 8-byte big-endian header length + header (UTF-8 JSON) + .npy blobs
+
+header = {"version": 1, "completed": bool, "error": null | {"type", "message", "line",
+"text"}, "names": {name: {"kind": "array", "offset", "length", "type"} | {"kind": "scalar",
+"value", "type"} | {"kind": "missing"} | {"kind": "unsupported", "type", "reason"}}}.
+Offsets count from the first byte after the header. Exit status: 0 when the program ran to
+its end, 1 when it raised (the report is still written), 2 when the harness itself was misused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+import types
+
+MAGIC = b"PWV1\n"
+MAX_ARRAY_BYTES = 16 * 1024 * 1024
+MAX_MESSAGE = 2000
+SCALARS = (bool, int, float, str, type(None))
+
+
+def _learner_frames(exc: BaseException, program: str) -> list[tuple[int, str]]:
+    """(line, text) of the traceback frames that lie in the learner's file, outermost first."""
+    frames = []
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if os.path.abspath(frame.filename) == program:
+            frames.append((frame.lineno or 0, (frame.line or "").strip()))
+    return frames
+
+
+def _describe_error(exc: BaseException, program: str, source_lines: list[str]) -> dict:
+    frames = _learner_frames(exc, program)
+    line = frames[-1][0] if frames else None
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        line = exc.lineno
+    text = source_lines[line - 1].strip() if line and 0 < line <= len(source_lines) else ""
+    message = str(exc)
+    if isinstance(exc, SyntaxError):
+        message = exc.msg or message
+    return {
+        "type": type(exc).__name__,
+        "message": message[:MAX_MESSAGE],
+        "line": line,
+        "text": text[:MAX_MESSAGE],
+    }
+
+
+def _print_trimmed_traceback(exc: BaseException, program: str, error: dict) -> None:
+    """stderr shows only the learner's own frames: the harness and libraries are noise."""
+    name = os.path.basename(program)
+    lines = ["Traceback (most recent call last):"]
+    for lineno, text in _learner_frames(exc, program):
+        lines.append(f'  File "{name}", line {lineno}')
+        if text:
+            lines.append(f"    {text}")
+    if isinstance(exc, SyntaxError):
+        lines.append(f'  File "{name}", line {error["line"]}')
+        lines.append(f"    {error['text']}")
+    lines.append(f"{error['type']}: {error['message']}")
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _capture(value: object, np: types.ModuleType) -> tuple[dict, bytes]:
+    type_name = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, SCALARS):
+        if isinstance(value, str):
+            value = value[:MAX_MESSAGE]
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**63:
+            value = float(value)
+        return {"kind": "scalar", "value": value, "type": type_name}, b""
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # noqa: BLE001 - any failure means "not an array"
+        return {"kind": "unsupported", "type": type_name,
+                "reason": f"cannot be read as an array ({type(exc).__name__})"}, b""
+    if array.dtype.hasobject:
+        return {"kind": "unsupported", "type": type_name,
+                "reason": "holds Python objects, not numbers"}, b""
+    if array.nbytes > MAX_ARRAY_BYTES:
+        return {"kind": "unsupported", "type": type_name,
+                "reason": f"is too large ({array.nbytes} bytes)"}, b""
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return {"kind": "array", "type": type_name}, buffer.getvalue()
+
+
+def build_report(namespace: dict, names: list[str], completed: bool, error: dict | None) -> bytes:
+    import numpy as np
+
+    entries: dict[str, dict] = {}
+    blobs: list[bytes] = []
+    offset = 0
+    for name in names:
+        if name not in namespace:
+            entries[name] = {"kind": "missing"}
+            continue
+        entry, blob = _capture(namespace[name], np)
+        if blob:
+            entry.update(offset=offset, length=len(blob))
+            blobs.append(blob)
+            offset += len(blob)
+        entries[name] = entry
+    header = json.dumps({"version": 1, "completed": completed, "error": error,
+                         "names": entries}).encode()
+    return MAGIC + struct.pack(">Q", len(header)) + header + b"".join(blobs)
+
+
+def run_program(program: str) -> tuple[dict, bool, dict | None, BaseException | None]:
+    """Execute ``program`` as __main__; keep its namespace even when it raises."""
+    with open(program, encoding="utf-8") as handle:
+        source = handle.read()
+    lines = source.splitlines()
+    module = types.ModuleType("__main__")
+    module.__file__ = program
+    namespace = module.__dict__
+    namespace["__builtins__"] = __builtins__
+    sys.modules["__main__"] = module
+    sys.argv = [program]
+    sys.path[0] = os.path.dirname(program)
+    try:
+        code = compile(source, program, "exec")
+        exec(code, namespace)  # noqa: S102 - running the learner's program is the job
+    except SystemExit as exc:
+        if exc.code in (None, 0):
+            return namespace, True, None, None
+        error = {"type": "SystemExit", "message": f"exit status {exc.code}"[:MAX_MESSAGE],
+                 "line": None, "text": ""}
+        frames = _learner_frames(exc, program)
+        if frames:
+            error["line"], error["text"] = frames[-1]
+        return namespace, False, error, None
+    except BaseException as exc:  # noqa: BLE001 - a learner's error of any kind is reported
+        return namespace, False, _describe_error(exc, program, lines), exc
+    return namespace, True, None, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("program")
+    parser.add_argument("--names", default="", help="comma-separated variable names to report")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--fd", type=int, help="inherited file descriptor for the report")
+    target.add_argument("--out", help="file to write the report to")
+    args = parser.parse_args(argv)
+    names = [n for n in args.names.split(",") if n]
+    program = os.path.abspath(args.program)
+    if args.fd is not None:
+        try:
+            sink = os.fdopen(args.fd, "wb", closefd=True)
+        except OSError as exc:
+            print(f"harness: file descriptor {args.fd} is not open: {exc}", file=sys.stderr)
+            return 2
+    else:
+        sink = open(args.out, "wb")  # noqa: SIM115 - closed below, after the program runs
+    if not os.path.isfile(program):
+        print(f"harness: no program file {program}", file=sys.stderr)
+        sink.close()
+        return 2
+    namespace, completed, error, exc = run_program(program)
+    sys.stdout.flush()
+    if exc is not None and error is not None:
+        _print_trimmed_traceback(exc, program, error)
+    try:
+        report = build_report(namespace, names, completed, error)
+    except BaseException as capture_exc:  # noqa: BLE001 - a broken value must not lose the run
+        report = build_report({}, names, completed, error)
+        print(f"harness: could not capture values: {capture_exc!r}", file=sys.stderr)
+    with sink:
+        sink.write(report)
+    return 0 if completed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

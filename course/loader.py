@@ -1,0 +1,144 @@
+"""``load_course()``: every content file validated, cross-checked, and built into the model.
+
+All problems of all files are collected and raised together as one ``ContentError``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from course.errors import ContentError, Problem, relative
+from course.lessons import load_lesson
+from course.model import Course, Lesson, Phase, Project, ProjectStage
+from course.schemas import CourseSchema, PhaseSchema, ProjectSchema, load_document
+from course.yamlsource import YamlDoc, parse_yaml
+
+log = logging.getLogger(__name__)
+
+CONTENT_ROOT = Path(__file__).resolve().parent / "content"
+PROJECT_FILES = ("README.md", "starter/model.py", "solution/model.py", "run.py")
+
+
+def _yaml_file(path: Path, kind: str, schema: object, root: Path,
+               problems: list[Problem], fix: str) -> tuple[dict | None, YamlDoc | None]:
+    file = relative(path, root)
+    if not path.is_file():
+        problems.append(Problem(file, "", f"missing {path.name}", fix))
+        return None, None
+    doc, yaml_problems = parse_yaml(path.read_text(encoding="utf-8"), file)
+    problems.extend(yaml_problems)
+    if doc is None:
+        return None, None
+    data, schema_problems = load_document(kind, schema, doc, file)  # type: ignore[arg-type]
+    problems.extend(schema_problems)
+    return data, doc
+
+
+def _project(slug: str, phase_dir: Path, root: Path, problems: list[Problem]) -> Project | None:
+    folder = root / "projects" / slug
+    data, _ = _yaml_file(folder / "project.yaml", "project", ProjectSchema(), root, problems,
+                         f"write projects/{slug}/project.yaml (schema, slug, title, summary, "
+                         "checkpoint_prompt, stages) or remove `project` from phase.yaml")
+    for name in PROJECT_FILES:
+        if not (folder / name).is_file():
+            problems.append(Problem(relative(folder / name, root), "", f"missing project file "
+                                    f"{name}", f"add {name} to projects/{slug}/"))
+    if data is None:
+        return None
+    file = relative(folder / "project.yaml", root)
+    if data["slug"] != slug:
+        problems.append(Problem(file, "slug", f"slug `{data['slug']}` differs from the folder "
+                                f"name `{slug}`", f"write `slug: {slug}`"))
+    numbers = [s["number"] for s in data["stages"]]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(Problem(file, "stages", f"stages are numbered {numbers}",
+                                "number the stages 1, 2, 3, ... in order"))
+    readme = folder / "README.md"
+    return Project(
+        id=f"project.{slug}", slug=slug, phase_id=phase_dir.name, title=data["title"],
+        summary=data["summary"], checkpoint_prompt=data["checkpoint_prompt"],
+        stages=tuple(ProjectStage(s["number"], s["title"], s["description"])
+                     for s in data["stages"]),
+        guide_md=readme.read_text(encoding="utf-8") if readme.is_file() else "",
+        dir=folder,
+    )
+
+
+def _phase(index: int, name: str, root: Path, problems: list[Problem]) -> Phase | None:
+    phase_dir = root / "phases" / name
+    if not phase_dir.is_dir():
+        problems.append(Problem("course.yaml", f"phases[{index}]", f"no folder phases/{name}/",
+                                f"create phases/{name}/ with a phase.yaml, or remove it"))
+        return None
+    data, _ = _yaml_file(phase_dir / "phase.yaml", "phase", PhaseSchema(), root, problems,
+                         "write phase.yaml (schema, id, number, title, summary, project)")
+    file = relative(phase_dir / "phase.yaml", root)
+    lessons: list[Lesson] = []
+    id_prefix = name.split("-", 1)[1]
+    for folder in sorted(p for p in phase_dir.iterdir() if p.is_dir()):
+        if folder.name.startswith((".", "_")):
+            continue
+        lesson = load_lesson(folder, id_prefix, root, problems)
+        if lesson is not None:
+            lessons.append(lesson)
+    if data is None:
+        return None
+    if data["id"] != name:
+        problems.append(Problem(file, "id", f"id `{data['id']}` differs from the folder "
+                                f"name `{name}`", f"write `id: {name}`"))
+    if data["number"] != int(name[:2]):
+        problems.append(Problem(file, "number", f"number {data['number']} differs from the "
+                                f"folder name `{name}`", f"write `number: {int(name[:2])}`"))
+    project = _project(data["project"], phase_dir, root, problems) if data["project"] else None
+    return Phase(name, data["number"], data["title"], data["summary"], tuple(lessons), project)
+
+
+def _cross_checks(course: Course, problems: list[Problem]) -> None:
+    """Ids unique across the course; prerequisites name earlier lessons that exist."""
+    seen: dict[str, str] = {}
+    for lesson in course.lessons():
+        file = relative(lesson.dir / "lesson.md", course.root)
+        ids = [lesson.id, lesson.checkpoint.id, *(e.id for e in lesson.exercises)]
+        for item in ids:
+            if item in seen:
+                problems.append(Problem(file, "id", f"id `{item}` is also used by {seen[item]}",
+                                        "give every lesson its own id"))
+            seen.setdefault(item, file)
+    known = {lesson.id for lesson in course.lessons()}
+    for lesson in course.lessons():
+        file = relative(lesson.dir / "lesson.md", course.root)
+        for index, prerequisite in enumerate(lesson.prerequisites):
+            if prerequisite == lesson.id:
+                problems.append(Problem(file, f"prerequisites[{index}]", "a lesson cannot be "
+                                        "its own prerequisite", "remove it"))
+            elif prerequisite not in known:
+                problems.append(Problem(file, f"prerequisites[{index}]", f"no lesson has id "
+                                        f"`{prerequisite}`", "name an existing lesson id, such "
+                                        f"as one of: {', '.join(sorted(known))}"))
+
+
+def load_course(root: Path | None = None) -> Course:
+    """The course under ``root`` (default: the packaged ``course/content``).
+
+    Raises ContentError listing every problem found in every file.
+    """
+    root = (root or CONTENT_ROOT).resolve()
+    problems: list[Problem] = []
+    data, _ = _yaml_file(root / "course.yaml", "course", CourseSchema(), root, problems,
+                         f"write course.yaml (schema, title, version, phases) in {root}")
+    if data is None:
+        raise ContentError(problems)
+    phases = [_phase(i, name, root, problems) for i, name in enumerate(data["phases"])]
+    listed = set(data["phases"])
+    for folder in sorted((root / "phases").glob("*/")):
+        if folder.is_dir() and folder.name not in listed:
+            problems.append(Problem("course.yaml", "phases", f"phase folder phases/{folder.name}"
+                                    "/ is not listed", f"add `{folder.name}` to `phases`"))
+    course = Course(data["title"], data["version"], root,
+                    tuple(p for p in phases if p is not None))
+    _cross_checks(course, problems)
+    if problems:
+        raise ContentError(problems)
+    log.debug("loaded %d lessons from %s", len(course.lessons()), root)
+    return course

@@ -1,0 +1,13 @@
+"""Render course content to HTML: lessons and projects as fragments, one stylesheet.
+
+``lesson_html(lesson, links=LessonLinks(...))`` is shared by the static site (`pathways course
+build`) and the LMS lesson page (the service wraps the fragment in its own layout).
+"""
+
+from course.render.lesson import STAGES, lesson_html
+from course.render.links import LessonLinks
+from course.render.markdown import RenderError
+from course.render.project import project_html
+from course.render.theme import stylesheet
+
+__all__ = ["STAGES", "LessonLinks", "RenderError", "lesson_html", "project_html", "stylesheet"]

@@ -1,0 +1,67 @@
+"""Markdown with math, rendered server-side: MathML from latex2mathml, so a page needs no
+JavaScript and no CDN (course machines and many LMS hosts are offline). Raw HTML in content is
+escaped, never passed through: content text is never markup."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from latex2mathml.converter import convert
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from course.errors import CourseError
+
+
+class RenderError(CourseError):
+    """Content that cannot be rendered (e.g. LaTeX that latex2mathml cannot parse)."""
+
+
+def _mathml(latex: str, display: str) -> str:
+    try:
+        return convert(latex, display=display)
+    except Exception as exc:  # latex2mathml raises many types for bad LaTeX
+        raise RenderError(
+            f"cannot convert the math `{latex}` to MathML ({type(exc).__name__}: {exc}); "
+            "fix the LaTeX (balanced braces, known commands) in the lesson text"
+        ) from exc
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+
+    def math_inline(self, tokens, idx, options, env) -> str:  # type: ignore[no-untyped-def]
+        return _mathml(tokens[idx].content, "inline")
+
+    def math_block(self, tokens, idx, options, env) -> str:  # type: ignore[no-untyped-def]
+        return f'<div class="math-display">{_mathml(tokens[idx].content.strip(), "block")}</div>\n'
+
+    md.add_render_rule("math_inline", math_inline)
+    md.add_render_rule("math_inline_double", math_block)
+    md.add_render_rule("math_block", math_block)
+    md.add_render_rule("math_block_label", math_block)
+    return md
+
+
+def block(text: str, *, top: int = 4) -> str:
+    """Markdown paragraphs, lists, code and math to HTML.
+
+    Headings inside content are shifted so the highest becomes ``h{top}``: the page owns h1-h3,
+    and an author's ``# Evidence`` must not become a second page title or skip a level.
+    """
+    md = _parser()
+    tokens = md.parse(text)
+    levels = [int(t.tag[1]) for t in tokens if t.type in ("heading_open", "heading_close")]
+    if levels:
+        shift = top - min(levels)
+        for token in tokens:
+            if token.type in ("heading_open", "heading_close"):
+                token.tag = f"h{min(6, int(token.tag[1]) + shift)}"
+    return md.renderer.render(tokens, md.options, {})
+
+
+def inline(text: str) -> str:
+    """One line of Markdown (titles, list items, feedback) to HTML without a <p> wrapper."""
+    return _parser().renderInline(text).strip()

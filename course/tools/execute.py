@@ -1,0 +1,72 @@
+"""Run one Python program in its own subprocess, on CPU JAX, with a timeout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    returncode: int | None  # None: killed at the timeout
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def describe_failure(self, limit: int = 1200) -> str:
+        if self.returncode is None:
+            return f"timed out after {self.seconds:.0f} s"
+        tail = self.stderr.strip()[-limit:]
+        return f"exit status {self.returncode}" + (f":\n{tail}" if tail else "")
+
+
+def child_env() -> dict[str, str]:
+    """The environment of every run: CPU JAX, non-interactive matplotlib, no .pyc litter."""
+    env = dict(os.environ)
+    env.update(JAX_PLATFORMS="cpu", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
+               PYTHONUNBUFFERED="1")
+    return env
+
+
+def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult:
+    """``python *args`` in ``cwd``; output captured as text."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, *args], cwd=cwd, env=child_env(), capture_output=True,
+            text=True, timeout=timeout, check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        return RunResult(None, out, err, time.monotonic() - start)
+    return RunResult(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
+
+
+PROBE = (
+    "import datetime, json, platform, jax, jaxlib; print(json.dumps({"
+    "'timestamp': datetime.datetime.now(datetime.UTC).isoformat(),"
+    "'python': platform.python_version(), 'jax': jax.__version__,"
+    "'jaxlib': jaxlib.__version__, 'backend': jax.default_backend(),"
+    "'device_count': jax.device_count()}))"
+)
+
+
+def probe_environment(cwd: Path, timeout: float = DEFAULT_TIMEOUT_S) -> dict:
+    """Python/JAX versions, backend and device count as a child process sees them."""
+    import json
+
+    result = run_python(["-c", PROBE], cwd=cwd, timeout=timeout)
+    if not result.ok:
+        raise RuntimeError(f"cannot probe the JAX environment: {result.describe_failure()}")
+    return json.loads(result.stdout.strip().splitlines()[-1])

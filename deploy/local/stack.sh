@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The many-machine shape of a deployment, on loopback, for the browser tests and the bench:
+# PostgreSQL + Redis (services.sh, own state and ports), `pathways db upgrade`, the tool under
+# gunicorn (2 workers), the result consumer, 2 grader workers and the local LMS (devlms).
+# usage: stack.sh up|down|status|env [PART]   PART: web consumer worker-1 worker-2 lms
+#   up      start what is not running (all parts, or one), print each URL
+#   down    stop (all parts and the servers, or one part: e.g. `down lms` takes the LMS away)
+#   status  what runs, with pids and URLs; exit 1 if a part is down
+#   env     export lines for tests: STACK_TOOL_URL, STACK_LMS_URL, DATABASE_URL, REDIS_URL, ...
+# State (databases, logs, pids): $PATHWAYS_STACK_DIR (default ./var/stack), never var/test-services.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$(pwd)
+cmd=${1:-status}; only=${2:-}
+state=$(realpath -m "${PATHWAYS_STACK_DIR:-var/stack}")
+python=${PATHWAYS_STACK_PYTHON:-$repo/.venv/bin/python}
+tool_port=${PATHWAYS_STACK_TOOL_PORT:-58000}
+lms_port=${PATHWAYS_STACK_LMS_PORT:-58001}
+# Not the test servers' ports (55432/56379): the stack has its own PostgreSQL and Redis.
+export PATHWAYS_PG_PORT=${PATHWAYS_STACK_PG_PORT:-55442}
+export PATHWAYS_REDIS_PORT=${PATHWAYS_STACK_REDIS_PORT:-56389}
+parts=(worker-1 worker-2 consumer web lms)
+run="$state/run"; logs="$state/logs"
+
+# The tool as http://localhost and the LMS as http://127.0.0.1: both secure contexts (Secure
+# cookies without TLS) and different sites (the LMS iframe is third-party, as in production).
+tool_url="http://localhost:$tool_port"; lms_url="http://127.0.0.1:$lms_port"
+
+stack_env() {
+  bash deploy/local/services.sh env "$state/services" | sed -n 's/^export TEST_//p' \
+    | sed 's/^/export /'
+  echo "export PATHWAYS_VAR_DIR=$state/tool"
+  echo "export TOOL_BASE_URL=$tool_url"
+  echo "export STACK_TOOL_URL=$tool_url"
+  echo "export STACK_LMS_URL=$lms_url"
+  echo "export STACK_DIR=$state"
+  echo "export JAX_PLATFORMS=cpu"
+}
+
+port_of() { case "$1" in web) echo "$tool_port" ;; lms) echo "$lms_port" ;; *) echo "" ;; esac; }
+url_of() {
+  case "$1" in web) echo "$tool_url/" ;; lms) echo "$lms_url/" ;; *) echo "(queue: redis)" ;; esac
+}
+argv_of() {
+  case "$1" in
+    web) echo "$repo/.venv/bin/gunicorn -c $repo/deploy/gunicorn.conf.py" ;;
+    consumer) echo "$python -m pathways consumer" ;;
+    worker-*) echo "$python -m pathways worker --platform cpu --concurrency 1" ;;
+    lms) echo "$python -m devlms --host 127.0.0.1 --port $lms_port --tool $tool_url" ;;
+  esac
+}
+stop_signal() { case "$1" in worker-*|consumer) echo INT ;; *) echo TERM ;; esac; }
+
+alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
+listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+start_part() {
+  local name=$1 port
+  if alive "$name"; then echo "$name: already running (pid $(cat "$run/$name.pid"))"; return; fi
+  port=$(port_of "$name")
+  if [ -n "$port" ] && listening "$port"; then
+    echo "$name: port $port is in use by another program: stop it or set PATHWAYS_STACK_*_PORT" >&2
+    exit 1
+  fi
+  # shellcheck disable=SC2046  # argv_of is a word list by design
+  PATHWAYS_WEB_BIND=127.0.0.1:$tool_port PATHWAYS_WEB_WORKERS=2 \
+    setsid $(argv_of "$name") >>"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$run/$name.pid"
+  if [ -n "$port" ]; then
+    for _ in $(seq 300); do
+      listening "$port" && break
+      alive "$name" || break
+      sleep 0.2
+    done
+    if ! listening "$port"; then
+      echo "$name did not start; last lines of $logs/$name.log:" >&2
+      tail -n 20 "$logs/$name.log" >&2
+      exit 1
+    fi
+  fi
+  echo "$name: $(url_of "$name") (pid $(cat "$run/$name.pid"), log $logs/$name.log)"
+}
+
+stop_part() {
+  local name=$1 pid
+  [ -f "$run/$name.pid" ] || return 0
+  pid=$(cat "$run/$name.pid")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "-$(stop_signal "$name")" -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    echo "$name: stopped"
+  fi
+  # Leftovers of the group (sandboxed runs) go too.
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  rm -f "$run/$name.pid"
+}
+
+register_lms() {
+  # The local LMS as a platform of the tool, once (idempotent: looked up first).
+  local args
+  args=$("$python" - <<PY
+from devlms.config import DevLmsConfig
+c = DevLmsConfig(base_url="$lms_url", tool_base_url="$tool_url")
+a = c.registration_args
+print(a["issuer"], a["client_id"], a["auth_login_url"], a["auth_token_url"], a["key_set_url"],
+      c.deployment_id)
+PY
+)
+  read -r iss client login token jwks deployment <<<"$args"
+  if "$python" -m pathways platform list | awk -F'\t' -v i="$iss" -v c="$client" \
+      '$2==i && $3==c {found=1} END {exit !found}'; then
+    return
+  fi
+  "$python" -m pathways platform add --issuer "$iss" --client-id "$client" --login-url "$login" \
+    --token-url "$token" --key-set-url "$jwks" --deployment "$deployment" --name "stack LMS"
+}
+
+up() {
+  mkdir -p "$run" "$logs" "$state/tool" "$state/lms"
+  bash deploy/local/services.sh start "$state/services" >/dev/null
+  eval "$(stack_env)"
+  if [ -z "$only" ]; then
+    echo "postgres: $DATABASE_URL"
+    echo "redis: $REDIS_URL"
+    "$python" -m pathways db upgrade >>"$logs/migrate.log" 2>&1 \
+      || { echo "migration failed:" >&2; tail -n 20 "$logs/migrate.log" >&2; exit 1; }
+    register_lms >>"$logs/migrate.log" 2>&1 \
+      || { echo "registering the LMS failed:" >&2; tail -n 20 "$logs/migrate.log" >&2; exit 1; }
+    for name in "${parts[@]}"; do start_part "$name"; done
+  else
+    start_part "$only"
+  fi
+}
+
+down() {
+  if [ -n "$only" ]; then stop_part "$only"; return; fi
+  for ((i = ${#parts[@]} - 1; i >= 0; i--)); do stop_part "${parts[$i]}"; done
+  bash deploy/local/services.sh stop "$state/services"
+  echo "stack stopped; data kept in $state"
+}
+
+status() {
+  local rc=0
+  for name in "${parts[@]}"; do
+    if alive "$name"; then echo "$name: up $(url_of "$name") (pid $(cat "$run/$name.pid"))"
+    else echo "$name: down"; rc=1; fi
+  done
+  return $rc
+}
+
+if [ -n "$only" ] && [[ ! " ${parts[*]} " =~ " $only " ]]; then
+  echo "unknown part '$only': use one of ${parts[*]}" >&2; exit 2
+fi
+case "$cmd" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  env) stack_env ;;
+  *) echo "usage: $0 up|down|status|env [web|consumer|worker-1|worker-2|lms]" >&2; exit 2 ;;
+esac

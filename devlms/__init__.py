@@ -1,0 +1,25 @@
+"""devlms: a small LMS on the ``lti1p3platform`` package, for tests, the demo and browser tests.
+
+``create_app(config)`` builds it; ``python -m devlms`` runs it. One course, three people
+(teacher, alice, bob), resource links created by deep linking, a gradebook fed through AGS.
+State is in memory: restarting devlms forgets links and scores.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from .config import DevLmsConfig
+from .store import Store
+
+
+def create_app(config: DevLmsConfig, store: Store | None = None) -> Flask:
+    app = Flask(__name__)
+    app.extensions["devlms"] = {"config": config, "store": store or Store()}
+    from .views import bp
+
+    app.register_blueprint(bp)
+    return app
+
+
+__all__ = ["DevLmsConfig", "Store", "create_app"]

@@ -1,0 +1,45 @@
+"""The grader's configuration: the only module of grader_worker that reads the environment.
+
+A TPU host runs the worker with only the queue's URL, so every value has a working default.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class GraderConfig:
+    var_dir: Path
+    """PATHWAYS_VAR_DIR: where the embedded (SQLite) queue files live."""
+    redis_url: str | None
+    """REDIS_URL: when set, both queues are RedisHuey on this server."""
+    queue_prefix: str
+    """PATHWAYS_QUEUE_PREFIX: prepended to queue names (lets tests and tenants share a Redis)."""
+    platform: str
+    """PATHWAYS_GRADER_PLATFORM: cpu or tpu, the JAX_PLATFORMS given to sandboxed runs."""
+    python: str
+    """PATHWAYS_GRADER_PYTHON: the interpreter runs use (default: this one)."""
+    heartbeat_s: float
+    """PATHWAYS_GRADER_HEARTBEAT_S: seconds between lease heartbeats during a run."""
+    cgroup_root: str | None
+    """PATHWAYS_GRADER_CGROUP_ROOT: parent cgroup for per-run cgroups (auto-detected)."""
+    run_uid: int
+    """PATHWAYS_GRADER_UID: the unprivileged uid runs use when the worker is root."""
+
+
+def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
+    env = os.environ if environ is None else environ
+    return GraderConfig(
+        var_dir=Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve(),
+        redis_url=env.get("REDIS_URL") or None,
+        queue_prefix=env.get("PATHWAYS_QUEUE_PREFIX", ""),
+        platform=env.get("PATHWAYS_GRADER_PLATFORM", "cpu"),
+        python=env.get("PATHWAYS_GRADER_PYTHON", sys.executable),
+        heartbeat_s=float(env.get("PATHWAYS_GRADER_HEARTBEAT_S", "5")),
+        cgroup_root=env.get("PATHWAYS_GRADER_CGROUP_ROOT") or None,
+        run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
+    )

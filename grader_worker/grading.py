@@ -1,0 +1,198 @@
+"""Grade one job: job in, result out. No database, no queue, no key.
+
+The learner's program runs in the sandbox and only reports values; the checks run here, in
+the trusted process, with ``course.checks.run_checks``. Each way a run can end maps to one
+outcome with feedback a learner can act on.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from course.checks import (
+    CapturedValues,
+    ChecksError,
+    ValuesError,
+    load_suite,
+    read_values,
+    run_checks,
+)
+from grader_worker.errors import GraderError, JobError, SandboxUnavailable
+from grader_worker.job import Job
+from grader_worker.limits import Limits
+from grader_worker.result import CheckResult, Environment, GradingResult
+from grader_worker.runner import SandboxRunner
+from grader_worker.sandbox.process import RunOutcome
+
+logger = logging.getLogger(__name__)
+
+EXCERPT_CHARS = 8000
+ChecksResolver = Callable[[str], Path]
+
+# Errors that mean "the sandbox said no", matched on the program's exception.
+_VIOLATIONS: tuple[tuple[str, str, str], ...] = (
+    ("", "Read-only file system", "it tried to write outside its own directory; "
+     "write files only in the current directory (or /tmp)"),
+    ("ConnectionRefusedError", "", "it tried to open a network connection; the grader has no "
+     "network, so remove downloads and sockets"),
+    ("", "Network is unreachable", "it tried to reach the network; the grader has no network, "
+     "so remove downloads and sockets"),
+    ("gaierror", "", "it tried to look up a host name; the grader has no network"),
+    ("BlockingIOError", "Resource temporarily unavailable", "it started too many processes "
+     "or threads; do not spawn processes"),
+    ("PermissionError", "", "it tried something the sandbox forbids (another user's "
+     "process or file); remove that code"),
+)
+
+
+def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
+          ceiling: Limits | None = None, worker: str = "") -> GradingResult:
+    """Grade ``job``; any failure of ours becomes ``infrastructure_error`` (retried, never
+    charged), any failure of the program becomes a learner-facing outcome."""
+    picked = time.time()
+    result = GradingResult(job.submission_id, job.attempt, job.exercise_id, "infrastructure_error")
+    result.timings.queued_s = max(0.0, round(picked - job.enqueued_at, 3))
+    try:
+        info = runner.info()
+        result.environment = Environment(info.python, info.jax, runner.config.platform,
+                                         info.device_count, socket.gethostname(), worker)
+        limits = Limits.from_job(job.limits, ceiling)
+        suite = load_suite(checks_for(job.exercise_id))
+        result.max_score = suite.max_points
+        if _syntax_error(job.source, result):
+            return _finish(result, picked)
+        start = time.monotonic()
+        run = runner.run(job.source, suite.names, limits)
+        result.timings.run_s = round(time.monotonic() - start, 3)
+        _excerpts(run, result)
+        _interpret(run, limits, suite, result)
+    except (GraderError, ChecksError, OSError) as exc:
+        logger.exception("grading failed for infrastructure reasons",
+                         extra={"submission_id": job.submission_id, "attempt": job.attempt})
+        result.outcome = "infrastructure_error"
+        result.score = 0.0
+        result.feedback = ("The grader could not run your submission (a problem on our side, "
+                           f"not in your code: {type(exc).__name__}: {exc}). It will be retried; "
+                           "it does not count as an attempt.")
+        if isinstance(exc, JobError):
+            result.feedback = f"The grading job was malformed: {exc}"
+    return _finish(result, picked)
+
+
+def _finish(result: GradingResult, picked: float) -> GradingResult:
+    result.timings.total_s = round(time.time() - picked, 3)
+    return result
+
+
+def _syntax_error(source: str, result: GradingResult) -> bool:
+    """Compile (never run) in the trusted process: a syntax error needs no sandbox."""
+    try:
+        compile(source, "main.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+        text = (exc.text or "").strip()
+        result.outcome = "syntax_error"
+        result.feedback = (f"main.py has a syntax error at line {line}: {exc.msg}"
+                           + (f" (`{text}`)" if text else "")
+                           + ". Run `python main.py` locally to see it, fix it, and resubmit.")
+        result.stderr = f'  File "main.py", line {line}\n    {text}\nSyntaxError: {exc.msg}'
+        return True
+    except (ValueError, MemoryError, RecursionError) as exc:
+        result.outcome = "syntax_error"
+        result.feedback = f"main.py cannot be compiled ({type(exc).__name__}: {exc})."
+        return True
+    return False
+
+
+def _excerpts(run: RunOutcome, result: GradingResult) -> None:
+    for name in ("stdout", "stderr"):
+        text = getattr(run, name).decode("utf-8", errors="replace")
+        cut = len(text) > EXCERPT_CHARS or getattr(run, f"{name}_truncated")
+        setattr(result, name, text[:EXCERPT_CHARS])
+        result.truncated[name] = bool(cut)
+
+
+def _interpret(run: RunOutcome, limits: Limits, suite, result: GradingResult) -> None:
+    if run.oom_killed:
+        result.outcome = "memory_limit"
+        result.feedback = (f"Your program used more than the {limits.memory_mb} MB memory limit "
+                           "and was stopped. Use smaller arrays or free large ones.")
+        return
+    if run.output_exceeded:
+        result.outcome = "output_limit"
+        result.feedback = (f"Your program printed more than {limits.output_bytes} bytes and "
+                           "was stopped. Print less (no printing inside big loops).")
+        return
+    sig = run.signal
+    if run.timed_out or (sig == signal.SIGXCPU and not run.values):
+        result.outcome = "timeout"
+        result.feedback = (f"Your program did not finish within {limits.wall_s:g} s "
+                           f"(or used more than {limits.cpu_s} CPU seconds) and was stopped. "
+                           "Look for an endless loop or a long sleep.")
+        return
+    if run.values_exceeded:
+        result.outcome = "sandbox_violation"
+        result.feedback = "Your program's values were too large to check; keep arrays small."
+        return
+    if not run.values and run.stderr.startswith(b"bwrap:"):
+        raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
+    try:
+        captured = read_values(run.values, max_bytes=limits.values_bytes)
+    except ValuesError:
+        result.outcome = "sandbox_violation"
+        how = f"it was killed by signal {sig}" if sig else f"it exited with status {run.returncode}"
+        result.feedback = ("Your program ended before the grader could read its results "
+                           f"({how}). Do not call os._exit, kill processes or close the "
+                           "grader's files; let the program run to its end.")
+        return
+    _from_captured(captured, suite, result)
+
+
+def _from_captured(captured: CapturedValues, suite, result: GradingResult) -> None:
+    outcomes = run_checks(suite, captured)
+    result.checks = [CheckResult(o.name, o.status, o.points, o.max_points,
+                                 o.feedback if o.visible or o.status == "passed"
+                                 else _hidden_feedback(o.status),
+                                 "visible" if o.visible else "hidden") for o in outcomes]
+    error = captured.error
+    if error is not None:
+        if error.type == "SyntaxError":
+            result.outcome = "syntax_error"
+            result.feedback = (f"main.py has a syntax error: {error.describe()}. Fix it and "
+                               "resubmit.")
+            return
+        if error.type == "MemoryError":
+            result.outcome = "memory_limit"
+            result.feedback = ("Your program ran out of memory (MemoryError at "
+                               f"{error.describe()}). Use smaller arrays.")
+            return
+        for type_name, message, why in _VIOLATIONS:
+            if (not type_name or type_name == error.type) and message in error.message:
+                result.outcome = "sandbox_violation"
+                result.feedback = (f"The grader's sandbox stopped your program: {why}. "
+                                   f"It stopped at {error.describe()}.")
+                return
+        result.outcome = "exception"
+        result.feedback = (f"Your program raised an exception: {captured.stopped()}. "
+                           "Run `python main.py` locally, fix that line, and resubmit. "
+                           "No points are given for a program that does not run to its end.")
+        return
+    result.outcome = "graded"
+    result.score = sum(c.points for c in result.checks)
+    failed = [c for c in result.checks if c.status != "passed"]
+    if not failed:
+        result.feedback = f"All {len(result.checks)} checks passed."
+    else:
+        result.feedback = (f"{len(result.checks) - len(failed)} of {len(result.checks)} checks "
+                           f"passed ({result.score:g} of {result.max_score:g} points). "
+                           "See each failed check below.")
+
+
+def _hidden_feedback(status: str) -> str:
+    return ("A hidden check failed: reread the exercise prompt and test the unchanged "
+            "values too." if status == "failed" else "A hidden check could not run.")

@@ -1,0 +1,53 @@
+"""The grading job: the only thing a grader sees (docs/CONTRACTS.md section 5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from grader_worker.errors import JobError
+
+MAX_SOURCE_BYTES = 256 * 1024
+
+
+class JobSchema(Schema):
+    submission_id = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    attempt = fields.Integer(required=True, validate=validate.Range(min=1))
+    exercise_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    source = fields.String(required=True, validate=validate.Length(max=MAX_SOURCE_BYTES))
+    limits = fields.Dict(keys=fields.String(), load_default=dict)
+    enqueued_at = fields.Float(required=True)
+
+
+@dataclass(frozen=True)
+class Job:
+    submission_id: str
+    """The service's submission id (opaque here)."""
+    attempt: int
+    """Grading try number (the lease's attempt count), 1 for the first try."""
+    exercise_id: str
+    """Content id of the exercise, e.g. ``arrays-04.exercise.mask-tail``."""
+    source: str
+    """The learner's whole main.py."""
+    enqueued_at: float
+    """Unix time the service enqueued this try (for queued_s)."""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """Limits the service asks for (clipped to the worker's ceiling)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"submission_id": self.submission_id, "attempt": self.attempt,
+                "exercise_id": self.exercise_id, "source": self.source,
+                "limits": dict(self.limits), "enqueued_at": self.enqueued_at}
+
+
+def parse_job(data: Any) -> Job:
+    """Validate a job message; raises JobError naming every bad field."""
+    if not isinstance(data, dict):
+        raise JobError(f"a grading job must be a mapping, got {type(data).__name__}")
+    try:
+        loaded = JobSchema().load(data)
+    except ValidationError as exc:
+        raise JobError(f"malformed grading job: {exc.messages}") from exc
+    return Job(**loaded)

@@ -1,0 +1,113 @@
+"""A cgroup per run: memory limit (its oom_kill counter tells "memory limit" apart) and a pids
+limit (a fork bomb stops there; RLIMIT_NPROC would count every process of the uid instead).
+
+Supports cgroup v1 (separate memory and pids hierarchies, as on this host) and v2 (one unified
+hierarchy). Runs go under the worker's own cgroup, so a container's delegation is respected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+CGROUP_FS = Path("/sys/fs/cgroup")
+
+
+def _own_paths() -> dict[str, str]:
+    """controller -> path of this process's cgroup ("" key: the v2 unified hierarchy)."""
+    paths: dict[str, str] = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _is_v2() -> bool:
+    return (CGROUP_FS / "cgroup.controllers").exists()
+
+
+@dataclass
+class RunCgroup:
+    """The cgroup(s) of one run. ``procs_files`` get the child's pid before it execs."""
+
+    dirs: list[Path] = field(default_factory=list)
+    procs_files: list[Path] = field(default_factory=list)
+    oom_file: Path | None = None
+    version: int = 0
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel OOM-killed something in this run (the memory limit was hit)."""
+        if self.oom_file is None:
+            return False
+        with contextlib.suppress(OSError):
+            for line in self.oom_file.read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+        return False
+
+    def kill_all(self) -> None:
+        """SIGKILL every process still in the run's cgroups (what escaped the session)."""
+        for procs in self.procs_files:
+            with contextlib.suppress(OSError):
+                for pid in procs.read_text().split():
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(int(pid), 9)
+
+    def remove(self) -> None:
+        for _ in range(50):
+            self.kill_all()
+            left = [d for d in self.dirs if d.exists()]
+            for d in left:
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+            if not any(d.exists() for d in self.dirs):
+                return
+            time.sleep(0.05)
+        logger.warning("cgroup not removed", extra={"dirs": [str(d) for d in self.dirs]})
+
+
+def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) -> RunCgroup:
+    """Make the run's cgroup(s); raises OSError when this host gives no cgroup access."""
+    own = _own_paths()
+    group = RunCgroup()
+    if _is_v2():
+        base = CGROUP_FS / (root or own.get("", "/")).lstrip("/")
+        d = base / name
+        d.mkdir()
+        group.dirs.append(d)
+        (d / "memory.max").write_text(str(memory_bytes))
+        with contextlib.suppress(OSError):
+            (d / "memory.swap.max").write_text("0")
+        (d / "pids.max").write_text(str(pids))
+        group.procs_files.append(d / "cgroup.procs")
+        group.oom_file = d / "memory.events"
+        group.version = 2
+        return group
+    try:
+        mem = CGROUP_FS / "memory" / (root or own.get("memory", "/")).lstrip("/") / name
+        mem.mkdir()
+        group.dirs.append(mem)
+        (mem / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        with contextlib.suppress(OSError):  # no swap accounting on some kernels
+            (mem / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+        with contextlib.suppress(OSError):
+            (mem / "memory.swappiness").write_text("0")
+        pid_dir = CGROUP_FS / "pids" / (root or own.get("pids", "/")).lstrip("/") / name
+        pid_dir.mkdir()
+        group.dirs.append(pid_dir)
+        (pid_dir / "pids.max").write_text(str(pids))
+    except OSError:
+        group.remove()
+        raise
+    group.procs_files += [mem / "cgroup.procs", pid_dir / "cgroup.procs"]
+    group.oom_file = mem / "memory.oom_control"
+    group.version = 1
+    return group

@@ -1,0 +1,43 @@
+"""Marshmallow 4 schemas of the JSON API (unknown fields are refused)."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+
+class AnswerIn(Schema):
+    class Meta:
+        unknown = RAISE
+
+    choice = fields.String(required=True, validate=validate.Length(min=1, max=20))
+
+
+class AnswerOut(Schema):
+    attempt_number = fields.Integer()
+    correct = fields.Boolean()
+    feedback = fields.String()
+    explanation = fields.String()
+    counted_score = fields.Float()
+    attempts_left = fields.Integer()
+
+
+class AttemptOut(Schema):
+    attempt_number = fields.Integer()
+    choice = fields.String()
+    correct = fields.Boolean()
+    created_at = fields.DateTime()
+
+
+class PolicyIn(Schema):
+    class Meta:
+        unknown = RAISE
+
+    max_attempts = fields.Integer(validate=validate.Range(min=1, max=100))
+    counting = fields.String(validate=validate.OneOf(["first", "last", "best"]))
+
+
+class PolicyOut(Schema):
+    id = fields.Integer()
+    content_id = fields.String()
+    max_attempts = fields.Integer()
+    counting = fields.String()

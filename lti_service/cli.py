@@ -1,0 +1,119 @@
+"""``pathways db|platform|keys|serve``: thin wrappers over ``lti_service.services``."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import click
+from flask import Flask
+from sqlalchemy.orm import Session
+
+from .config import Config
+from .db import make_engine, make_session_factory, upgrade
+from .services import keys as key_service
+from .services import platforms as platform_service
+from .services.errors import ServiceError
+
+
+@contextlib.contextmanager
+def _session() -> Iterator[Session]:
+    cfg = Config.from_env()
+    engine = make_engine(cfg.database_url)
+    session = make_session_factory(engine)()
+    try:
+        yield session
+        session.commit()
+    except ServiceError as exc:
+        session.rollback()
+        raise click.ClickException(exc.message) from exc
+    finally:
+        session.close()
+        engine.dispose()
+
+
+@click.group()
+def db() -> None:
+    """Create or upgrade the service database (Alembic)."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Run every migration (alembic upgrade heads) on DATABASE_URL."""
+    cfg = Config.from_env()
+    upgrade(cfg.database_url)
+    click.echo("database is up to date")
+
+
+@click.group()
+def platform() -> None:
+    """Register, list and remove LMS platforms."""
+
+
+@platform.command("add")
+@click.option("--issuer", required=True, help="The platform's issuer (iss) URL.")
+@click.option("--client-id", required=True, help="The client id the platform gave the tool.")
+@click.option("--login-url", required=True, help="OIDC authorization (login) endpoint.")
+@click.option("--token-url", required=True, help="OAuth2 token endpoint (AGS, NRPS).")
+@click.option("--key-set-url", required=True, help="The platform's JWKS URL.")
+@click.option("--deployment", "deployments", multiple=True, required=True,
+              help="A deployment id (repeat for several).")
+@click.option("--token-audience", default=None, help="Token aud if not the token URL (D2L).")
+@click.option("--name", default="", help="A label for lists.")
+def platform_add(issuer: str, client_id: str, login_url: str, token_url: str, key_set_url: str,
+                 deployments: tuple[str, ...], token_audience: str | None, name: str) -> None:
+    """Register a platform (or add deployments to it)."""
+    with _session() as session:
+        p = platform_service.add_platform(
+            session, issuer=issuer, client_id=client_id, auth_login_url=login_url,
+            auth_token_url=token_url, key_set_url=key_set_url, deployment_ids=deployments,
+            auth_audience=token_audience, name=name)
+        click.echo(f"platform {p.id}: {p.issuer} client {p.client_id} deployments "
+                   + ", ".join(d.deployment_id for d in p.deployments))
+
+
+@platform.command("list")
+def platform_list() -> None:
+    """List registered platforms."""
+    with _session() as session:
+        for p in platform_service.list_platforms(session):
+            deps = ",".join(d.deployment_id for d in p.deployments)
+            click.echo(f"{p.id}\t{p.issuer}\t{p.client_id}\t{deps}\t{p.auth_login_url}")
+
+
+@platform.command("remove")
+@click.option("--issuer", required=True)
+@click.option("--client-id", required=True)
+def platform_remove(issuer: str, client_id: str) -> None:
+    """Remove a platform with its deployments, users and placements."""
+    with _session() as session:
+        platform_service.remove_platform(session, issuer, client_id)
+        click.echo(f"removed {issuer} client {client_id}")
+
+
+@click.group()
+def keys() -> None:
+    """Generate and rotate the tool's signing keys."""
+
+
+@keys.command("rotate")
+def keys_rotate() -> None:
+    """Make a new signing key; the JWKS keeps serving the previous one."""
+    with _session() as session:
+        key = key_service.rotate(session)
+        click.echo(f"current kid {key.kid}")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1")
+@click.option("--port", default=5000, type=int)
+def serve(host: str, port: int) -> None:
+    """Run the tool with Flask's development server (deploy uses gunicorn lti_service.wsgi:app)."""
+    from . import create_app
+
+    create_app().run(host=host, port=port, threaded=True)
+
+
+def register(app: Flask) -> None:
+    for group in (db, platform, keys):
+        app.cli.add_command(group)

@@ -1,0 +1,94 @@
+"""Service configuration: the only module that reads the environment (docs/CONFIGURATION.md).
+
+Defaults work on one machine: SQLite (WAL) under ``PATHWAYS_VAR_DIR`` and a secret key generated
+into that folder on first run, so restarts keep sessions and signed launch tokens valid.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _secret_key(var_dir: Path) -> str:
+    """Read the generated key, creating it (mode 0600) on first run."""
+    path = var_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    var_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key
+
+
+@dataclass
+class Config:
+    """Settings of one service instance; ``from_env`` builds it, tests pass overrides."""
+
+    var_dir: Path
+    database_url: str
+    secret_key: str
+    tool_base_url: str
+    course_root: Path | None
+    proxy_fix: int = 1
+    preferred_url_scheme: str = "http"
+    launch_token_max_age_s: int = 8 * 3600
+    default_max_attempts: int = 3
+    default_counting: str = "best"
+    tool_title: str = "JAX Pathways"
+    outbox_batch: int = 50
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:
+        env = os.environ
+        overrides = dict(overrides or {})
+        var_dir = Path(overrides.pop("var_dir", env.get("PATHWAYS_VAR_DIR", "var"))).resolve()
+        database_url = overrides.pop("database_url", None) or env.get("DATABASE_URL") or (
+            f"sqlite:///{var_dir / 'pathways.sqlite3'}"
+        )
+        secret_key = overrides.pop("secret_key", None) or env.get("SECRET_KEY") or _secret_key(
+            var_dir
+        )
+        course_root = overrides.pop("course_root", None) or env.get("COURSE_ROOT") or None
+        values: dict[str, Any] = {
+            "tool_base_url": env.get("TOOL_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
+            "proxy_fix": int(env.get("PROXY_FIX_HOPS", "1")),
+            "preferred_url_scheme": env.get("PREFERRED_URL_SCHEME", "http"),
+            "launch_token_max_age_s": int(env.get("LAUNCH_TOKEN_MAX_AGE_S", str(8 * 3600))),
+            "default_max_attempts": int(env.get("CHECKPOINT_MAX_ATTEMPTS", "3")),
+            "default_counting": env.get("CHECKPOINT_COUNTING", "best"),
+            "tool_title": env.get("TOOL_TITLE", "JAX Pathways"),
+        }
+        known = set(cls.__dataclass_fields__)
+        extra = {k: v for k, v in overrides.items() if k not in known}
+        values.update({k: v for k, v in overrides.items() if k in known})
+        cfg = cls(
+            var_dir=var_dir,
+            database_url=database_url,
+            secret_key=secret_key,
+            course_root=Path(course_root) if course_root else None,
+            **values,
+        )
+        cfg.tool_base_url = cfg.tool_base_url.rstrip("/")
+        cfg.extra = extra
+        if cfg.default_counting not in {"first", "last", "best"}:
+            raise ValueError(
+                f"CHECKPOINT_COUNTING={cfg.default_counting!r}: use first, last or best"
+            )
+        return cfg
+
+
+def debug_enabled() -> bool:
+    return _bool(os.environ.get("FLASK_DEBUG"), False)

@@ -1,0 +1,148 @@
+"""The one place pylti1p3 meets Flask: OIDC login, launch validation, deep-link responses.
+
+pylti1p3 2.0.0 leaves some checks out; ``check_claims`` adds them before a launch is accepted:
+``aud`` must contain our client id (pylti1p3 turns its own aud check off), ``azp`` must be our
+client id when present and is required when ``aud`` has several values, ``exp`` and ``iat`` are
+required (PyJWT refuses expired and future-dated tokens), only resource-link and deep-linking
+messages are accepted, ``roles`` must be a list. Nonce replay is refused by the ``used_nonces``
+unique key (``services.launches``); pylti1p3 only checks that the nonce was issued.
+
+Third-party cookies: pylti1p3 binds state to a cookie. When the LMS frame blocks it, the launch
+finds the login parameters saved under the state and offers "open in a new window", which
+restarts the login at top level where the cookie works.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import request
+from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException, OIDCException
+from pylti1p3.lineitem import LineItem
+from sqlalchemy.orm import Session
+
+from ..services.content import ContentItem
+from ..services.errors import LaunchRejected
+from .storage import DbLaunchDataStorage
+from .toolconf import DbToolConf
+
+log = logging.getLogger(__name__)
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+ACCEPTED_MESSAGES = ("LtiResourceLinkRequest", "LtiDeepLinkingRequest")
+LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint",
+                "lti_deployment_id", "client_id")
+STATE_COOKIE_PREFIX = "lti1p3-"
+
+
+def check_claims(body: dict[str, Any], client_id: str) -> None:
+    """The checks pylti1p3 2.0.0 skips (see the module docstring)."""
+    aud = body.get("aud")
+    auds = aud if isinstance(aud, list) else [aud]
+    if client_id not in auds:
+        raise LtiException(f"aud {aud!r} does not contain this tool's client id")
+    azp = body.get("azp")
+    if len(auds) > 1 and not azp:
+        raise LtiException("aud has several values but azp is missing")
+    if azp is not None and azp != client_id:
+        raise LtiException(f"azp {azp!r} is not this tool's client id")
+    for claim in ("exp", "iat"):
+        if not isinstance(body.get(claim), int | float):
+            raise LtiException(f"the id_token has no numeric {claim} claim")
+    message_type = body.get(CLAIM + "message_type")
+    if message_type not in ACCEPTED_MESSAGES:
+        raise LtiException(f"message type {message_type!r} is not supported by this tool")
+    if not isinstance(body.get(CLAIM + "roles"), list):
+        raise LtiException("the roles claim must be a list")
+
+
+class ToolMessageLaunch(FlaskMessageLaunch):
+    def validate_message(self) -> ToolMessageLaunch:
+        super().validate_message()
+        assert self._registration is not None
+        check_claims(dict(self._jwt["body"]), str(self._registration.get_client_id()))
+        return self
+
+
+def _parts(db: Session) -> tuple[FlaskRequest, DbToolConf, DbLaunchDataStorage]:
+    return FlaskRequest(), DbToolConf(db), DbLaunchDataStorage(db)
+
+
+def login(db: Session, launch_url: str) -> Any:
+    """Answer an OIDC login initiation (GET or POST) with the redirect to the platform."""
+    req, conf, storage = _parts(db)
+    params = {k: req.get_param(k) for k in LOGIN_PARAMS if req.get_param(k)}
+    target = params.get("target_link_uri")
+    if target and not target.startswith(launch_url.rsplit("/lti/", 1)[0]):
+        raise LaunchRejected(f"target_link_uri {target!r} is not a URL of this tool")
+    oidc = FlaskOIDCLogin(req, conf, launch_data_storage=storage)
+    try:
+        return oidc.pass_params_to_launch({"login": params}).redirect(launch_url)
+    except OIDCException as exc:
+        raise LaunchRejected(f"login initiation refused: {exc}") from exc
+
+
+def new_window_url(db: Session, login_url: str) -> str | None:
+    """When the state cookie is missing: the top-level login URL to retry with, if known."""
+    state = request.form.get("state")
+    if not state or request.cookies.get(STATE_COOKIE_PREFIX + state):
+        return None
+    stored = DbLaunchDataStorage(db).get_value("lti1p3-" + state)
+    params = (stored or {}).get("login")
+    if not params:
+        return None
+    return login_url + "?" + urlencode(params)
+
+
+def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
+    req, conf, storage = _parts(db)
+    message = ToolMessageLaunch(req, conf, launch_data_storage=storage)
+    try:
+        body = dict(message.get_launch_data())
+    except LtiException as exc:
+        raise LaunchRejected(f"launch refused: {exc}") from exc
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LaunchRejected(f"launch refused: malformed id_token ({type(exc).__name__})") from exc
+    return message, body
+
+
+def restore(db: Session, launch_id: str) -> ToolMessageLaunch:
+    req, conf, storage = _parts(db)
+    try:
+        return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage)
+    except LtiException as exc:
+        raise LaunchRejected(f"this launch is no longer known ({exc}): launch again") from exc
+
+
+def deep_link_form(
+    db: Session,
+    launch_id: str,
+    launch_url: str,
+    chosen: list[ContentItem],
+    *,
+    max_attempts: int,
+    counting: str,
+) -> str:
+    """The auto-submitting form that returns the chosen items to the platform."""
+    message = restore(db, launch_id)
+    resources = []
+    for item in chosen:
+        line_item = (
+            LineItem()
+            .set_score_maximum(item.score_maximum)
+            .set_label(item.title)
+            .set_resource_id(item.content_id)
+            .set_tag(item.kind)
+        )
+        resources.append(
+            DeepLinkResource()
+            .set_url(launch_url)
+            .set_title(item.title)
+            .set_custom_params({"content_id": item.content_id,
+                                "max_attempts": str(max_attempts), "counting": counting})
+            .set_lineitem(line_item)
+        )
+    return message.get_deep_link().output_response_form(resources)

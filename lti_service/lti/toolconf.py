@@ -1,0 +1,77 @@
+"""Registrations from the database through pylti1p3's ``ToolConfAbstract``.
+
+Every issuer is treated as "many client ids" so one LMS can hold several registrations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pylti1p3.deployment import Deployment as LtiDeployment
+from pylti1p3.registration import Registration
+from pylti1p3.tool_config import ToolConfAbstract
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..models import Deployment, Platform
+from ..services import keys
+
+
+def registration_for(session: Session, platform: Platform) -> Registration:
+    """A pylti1p3 Registration signed with the tool's current key."""
+    key = keys.current_key(session)
+    reg = Registration()
+    reg.set_issuer(platform.issuer)
+    reg.set_client_id(platform.client_id)
+    reg.set_auth_login_url(platform.auth_login_url)
+    reg.set_auth_token_url(platform.auth_token_url)
+    reg.set_key_set_url(platform.key_set_url)
+    if platform.auth_audience:
+        reg.set_auth_audience(platform.auth_audience)
+    reg.set_tool_private_key(key.private_pem)
+    reg.set_tool_public_key(key.public_pem)
+    return reg
+
+
+class DbToolConf(ToolConfAbstract):  # type: ignore[type-arg]
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def check_iss_has_one_client(self, iss: str) -> bool:
+        return False
+
+    def check_iss_has_many_clients(self, iss: str) -> bool:
+        return True
+
+    def platform(self, iss: str, client_id: str | None) -> Platform | None:
+        query = select(Platform).where(Platform.issuer == iss)
+        if client_id:
+            query = query.where(Platform.client_id == client_id)
+        rows = list(self._session.scalars(query))
+        # Without a client id (optional in OIDC login initiation) the issuer must be unambiguous.
+        return rows[0] if len(rows) == 1 else None
+
+    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
+        return self.find_registration_by_params(iss, None, *args, **kwargs)
+
+    def find_registration_by_params(  # type: ignore[override]
+        self, iss: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> Registration | None:
+        platform = self.platform(iss, client_id)
+        return registration_for(self._session, platform) if platform else None
+
+    def find_deployment(self, iss: str, deployment_id: str) -> LtiDeployment | None:
+        return self.find_deployment_by_params(iss, deployment_id, None)
+
+    def find_deployment_by_params(  # type: ignore[override]
+        self, iss: str, deployment_id: str, client_id: str | None, *args: Any, **kwargs: Any
+    ) -> LtiDeployment | None:
+        platform = self.platform(iss, client_id)
+        if platform is None:
+            return None
+        found = self._session.scalar(
+            select(Deployment).where(
+                Deployment.platform_id == platform.id, Deployment.deployment_id == deployment_id
+            )
+        )
+        return LtiDeployment().set_deployment_id(deployment_id) if found else None

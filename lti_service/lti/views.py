@@ -1,0 +1,115 @@
+"""The ``lti`` blueprint: OIDC login, launch, JWKS, deep-link response, tool configuration."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from ..auth import Launch, current_launch, issue_token, require_instructor
+from ..extensions import db, state
+from ..services import content, keys, launches
+from ..services.errors import LaunchRejected, ServiceError
+from . import adapter
+
+log = logging.getLogger(__name__)
+bp = Blueprint("lti", __name__, url_prefix="/lti")
+
+
+def launch_url() -> str:
+    return url_for("lti.launch", _external=True)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Response:
+    session = db()
+    keys.current_key(session)
+    response = adapter.login(session, launch_url())
+    session.commit()
+    return response
+
+
+@bp.post("/launch")
+def launch() -> Response | tuple[str, int]:
+    session = db()
+    fallback = adapter.new_window_url(session, url_for("lti.login", _external=True))
+    if fallback:
+        log.info("launch without its state cookie: offering a new window")
+        return render_template("new_window.html", url=fallback), 200
+    try:
+        message, body = adapter.validate_launch(session)
+        platform = adapter.DbToolConf(session).platform(body["iss"], message.get_client_id())
+        if platform is None:
+            raise LaunchRejected("launch refused: registration not found")
+        course = state().course.get()
+        cfg = state().config
+        record = launches.record_launch(
+            session, platform, body,
+            content_exists=lambda cid: content.find(course, cid) is not None,
+            default_max_attempts=cfg.default_max_attempts,
+            default_counting=cfg.default_counting,
+        )
+        is_deep_link = body.get(adapter.CLAIM + "message_type") == "LtiDeepLinkingRequest"
+        if is_deep_link and not record.is_instructor:
+            raise LaunchRejected("only instructors can add content to a course")
+    except ServiceError:
+        session.rollback()
+        raise
+    session.commit()
+    token = issue_token(Launch(
+        user_id=record.user_id,
+        placement_id=record.placement_id,
+        context_pk=record.context_pk,
+        roles=record.roles,
+        is_instructor=record.is_instructor,
+        launch_id=message.get_launch_id(),
+    ))
+    log.info("launch accepted: user %s context %s placement %s", record.user_id,
+             record.context_pk, record.placement_id)
+    if is_deep_link:
+        return redirect(url_for("instructor.picker", lt=token))
+    if record.content_id and ".exercise." in record.content_id:
+        if "submissions" in current_app.blueprints:
+            return redirect(url_for("submissions.exercise_page",
+                                    placement_id=record.placement_id, lt=token))
+        return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token)
+                        + "#exercise")
+    return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token))
+
+
+@bp.get("/jwks")
+def jwks() -> Response:
+    session = db()
+    keys.current_key(session)
+    session.commit()
+    return jsonify(keys.jwks(session))
+
+
+@bp.post("/deep-link")
+@require_instructor
+def deep_link_response() -> str:
+    launch = current_launch()
+    assert launch is not None
+    course = state().course.get()
+    chosen_ids = request.form.getlist("content_id")
+    if not chosen_ids:
+        raise ServiceError("choose at least one lesson, checkpoint or exercise",
+                           field="content_id")
+    chosen = []
+    for cid in chosen_ids:
+        item = content.find(course, cid)
+        if item is None:
+            raise ServiceError(f"unknown content id {cid!r}: reload the picker", field="content_id")
+        chosen.append(item)
+    try:
+        max_attempts = int(request.form.get("max_attempts", "3"))
+    except ValueError as exc:
+        raise ServiceError("max_attempts must be a whole number", field="max_attempts") from exc
+    if max_attempts < 1:
+        raise ServiceError("max_attempts must be at least 1", field="max_attempts")
+    counting = request.form.get("counting", "best")
+    if counting not in launches.COUNTINGS:
+        raise ServiceError("counting must be first, last or best", field="counting")
+    return adapter.deep_link_form(db(), launch.launch_id, launch_url(), chosen,
+                                  max_attempts=max_attempts, counting=counting)

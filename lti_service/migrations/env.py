@@ -1,0 +1,34 @@
+"""Alembic environment: URL from the config that ``lti_service.db`` builds."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import pool
+
+from lti_service.db import make_engine
+from lti_service.models import Base
+
+try:  # the grading part's tables, when that part is installed
+    import lti_service.models.submissions  # noqa: F401
+except ImportError:
+    pass
+
+target_metadata = Base.metadata
+
+
+def run_migrations_online() -> None:
+    url = context.config.get_main_option("sqlalchemy.url")
+    assert url, "sqlalchemy.url is not set: call lti_service.db.upgrade(url)"
+    engine = make_engine(url, poolclass=pool.NullPool)
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+run_migrations_online()

@@ -1,0 +1,56 @@
+"""Checkpoint attempts and the score outbox (scores on their way to the LMS gradebook)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .base import Base, UTCDateTime, utcnow
+from .lti import LmsUser, Placement
+
+
+class CheckpointAttempt(Base):
+    __tablename__ = "checkpoint_attempts"
+    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    checkpoint_id: Mapped[str] = mapped_column(String(255))
+    choice: Mapped[str] = mapped_column(String(20))
+    correct: Mapped[bool] = mapped_column(Boolean)
+    attempt_number: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    placement: Mapped[Placement] = relationship()
+    user: Mapped[LmsUser] = relationship()
+
+
+class ScoreOutbox(Base):
+    """One score to post through AGS; written in the grade's transaction, retried until accepted.
+
+    status: ``pending`` (due at ``next_attempt_at``) or ``delivered``.
+    """
+
+    __tablename__ = "score_outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    score: Mapped[float] = mapped_column(Float)
+    max_score: Mapped[float] = mapped_column(Float)
+    activity_progress: Mapped[str] = mapped_column(String(30))
+    grading_progress: Mapped[str] = mapped_column(String(30))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    source: Mapped[str] = mapped_column(String(100))
+    status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    placement: Mapped[Placement] = relationship()
+    user: Mapped[LmsUser] = relationship()

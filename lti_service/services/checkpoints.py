@@ -1,0 +1,101 @@
+"""Checkpoint answers: validate the choice, enforce the attempt limit, record the attempt, and
+queue the score that the placement's counting rule (first, last, best) selects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from course.model import Checkpoint
+
+from ..models import CheckpointAttempt, LmsUser, Placement
+from .errors import Conflict, ServiceError
+from .scores import record_score
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    attempt_number: int
+    correct: bool
+    feedback: str
+    explanation: str
+    counted_score: float
+    attempts_left: int
+
+
+def attempts_of(session: Session, placement_id: int, user_id: int) -> list[CheckpointAttempt]:
+    return list(
+        session.scalars(
+            select(CheckpointAttempt)
+            .where(CheckpointAttempt.placement_id == placement_id,
+                   CheckpointAttempt.user_id == user_id)
+            .order_by(CheckpointAttempt.attempt_number)
+        )
+    )
+
+
+def counted(attempts: list[CheckpointAttempt], counting: str) -> float:
+    if not attempts:
+        return 0.0
+    if counting == "first":
+        return 1.0 if attempts[0].correct else 0.0
+    if counting == "last":
+        return 1.0 if attempts[-1].correct else 0.0
+    return 1.0 if any(a.correct for a in attempts) else 0.0
+
+
+def answer(
+    session: Session,
+    *,
+    placement: Placement,
+    user: LmsUser,
+    checkpoint: Checkpoint,
+    choice: str,
+) -> AnswerResult:
+    picked = checkpoint.choice(choice)
+    if picked is None:
+        keys = ", ".join(c.key for c in checkpoint.choices)
+        raise ServiceError(f"choice {choice!r} is not one of this checkpoint's choices ({keys})",
+                           field="choice")
+    used = session.scalar(
+        select(func.count()).select_from(CheckpointAttempt).where(
+            CheckpointAttempt.placement_id == placement.id, CheckpointAttempt.user_id == user.id
+        )
+    ) or 0
+    if used >= placement.max_attempts:
+        raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
+    attempt = CheckpointAttempt(
+        placement_id=placement.id,
+        user_id=user.id,
+        checkpoint_id=checkpoint.id,
+        choice=picked.key,
+        correct=picked.correct,
+        attempt_number=used + 1,
+    )
+    session.add(attempt)
+    session.flush()
+    history = attempts_of(session, placement.id, user.id)
+    score = counted(history, placement.counting)
+    left = placement.max_attempts - len(history)
+    done = score == 1.0 or left == 0
+    record_score(
+        session,
+        placement=placement,
+        user=user,
+        score=score,
+        max_score=1.0,
+        activity_progress="Completed" if done else "Submitted",
+        grading_progress="FullyGraded",
+        comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
+        source=f"checkpoint:{attempt.id}",
+    )
+    return AnswerResult(
+        attempt_number=attempt.attempt_number,
+        correct=picked.correct,
+        feedback=picked.feedback,
+        explanation=checkpoint.explanation if done else "",
+        counted_score=score,
+        attempts_left=left,
+    )

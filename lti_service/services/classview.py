@@ -1,0 +1,88 @@
+"""The instructor's class view: roster joined with checkpoint attempts and score deliveries."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from course.model import Course
+
+from ..models import CheckpointAttempt, LmsContext, LmsUser, Placement, ScoreOutbox
+from . import content
+from .checkpoints import counted
+from .launches import is_instructor
+
+
+@dataclass
+class Row:
+    sub: str
+    name: str
+    email: str
+    roles: list[str]
+    attempts: dict[int, list[CheckpointAttempt]] = field(default_factory=dict)
+
+
+@dataclass
+class ClassView:
+    context: LmsContext
+    placements: list[Placement]
+    rows: list[Row]
+    distributions: dict[int, list[tuple[str, str, bool, int]]]
+    outbox: list[ScoreOutbox]
+
+    def score(self, row: Row, placement: Placement) -> float | None:
+        tried = row.attempts.get(placement.id)
+        return counted(tried, placement.counting) if tried else None
+
+
+def build(session: Session, course: Course, context: LmsContext,
+          members: list[dict[str, Any]]) -> ClassView:
+    placements = list(session.scalars(
+        select(Placement).where(Placement.context_id == context.id).order_by(Placement.id)))
+    users = {u.sub: u for u in session.scalars(
+        select(LmsUser).where(LmsUser.platform_id == context.platform_id))}
+    attempts = list(session.scalars(
+        select(CheckpointAttempt).join(Placement)
+        .where(Placement.context_id == context.id)
+        .order_by(CheckpointAttempt.attempt_number)))
+    by_user: dict[int, list[CheckpointAttempt]] = {}
+    for a in attempts:
+        by_user.setdefault(a.user_id, []).append(a)
+    rows = []
+    for member in members:
+        roles = list(member.get("roles") or [])
+        if is_instructor(roles):
+            continue
+        row = Row(sub=member["user_id"], name=member.get("name", ""),
+                  email=member.get("email", ""), roles=roles)
+        user = users.get(row.sub)
+        for a in by_user.get(user.id, []) if user else []:
+            row.attempts.setdefault(a.placement_id, []).append(a)
+        rows.append(row)
+    distributions = {}
+    for p in placements:
+        item = content.find(course, p.content_id)
+        if item is None or item.kind == "exercise":
+            continue
+        counts = Counter(a.choice for a in attempts if a.placement_id == p.id)
+        distributions[p.id] = [(c.key, c.text, c.correct, counts.get(c.key, 0))
+                               for c in item.lesson.checkpoint.choices]
+    outbox = list(session.scalars(
+        select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
+        .order_by(ScoreOutbox.id)))
+    return ClassView(context, placements, rows, distributions, outbox)
+
+
+def latest_scores(session: Session, context: LmsContext) -> list[ScoreOutbox]:
+    """The newest outbox row per (placement, learner): what a resend sends again."""
+    rows = session.scalars(
+        select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
+        .order_by(ScoreOutbox.id))
+    latest: dict[tuple[int, int], ScoreOutbox] = {}
+    for row in rows:
+        latest[(row.placement_id, row.user_id)] = row
+    return list(latest.values())

@@ -1,0 +1,4 @@
+# expect: output_limit
+line = "spam " * 200
+while True:
+    print(line)

@@ -1,0 +1,4 @@
+# expect: timeout
+import time
+
+time.sleep(600)

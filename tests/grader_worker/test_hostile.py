@@ -1,0 +1,84 @@
+"""The hostile corpus: each submission is a clear failure, nothing leaks, the next job runs."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
+
+from grader_worker.grading import grade
+from grader_worker.result import GradingResult
+
+CORPUS = sorted((HERE / "hostile").glob("*.py"))
+
+
+def expected(path: Path) -> set[str]:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name}: first line must be '# expect: ...'"
+    return set(first.removeprefix("# expect: ").split())
+
+
+@pytest.fixture(scope="module")
+def graded(runner, secret_dir) -> dict[str, GradingResult]:
+    """Grade the whole corpus, 3 runs at a time, with a canary in the worker's environment."""
+    os.environ["PATHWAYS_CANARY_SECRET"] = CANARY
+    try:
+        def one(path: Path) -> tuple[str, GradingResult]:
+            source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
+                      .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
+            job = make_job(source, submission_id=path.stem)
+            return path.name, grade(job, runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
+                                    ceiling=CORPUS_LIMITS)
+
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            return dict(pool.map(one, CORPUS))
+    finally:
+        del os.environ["PATHWAYS_CANARY_SECRET"]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_hostile_submission_is_a_clear_failure(path: Path, graded) -> None:
+    result = graded[path.name]
+    assert result.outcome in expected(path), (result.outcome, result.feedback, result.stderr)
+    assert result.score < result.max_score == 3.0
+    assert result.feedback, "every outcome carries feedback"
+    assert CANARY not in result.stdout + result.stderr + result.feedback
+    if result.outcome != "graded":
+        assert result.score == 0.0
+
+
+def test_worker_lives_on_and_next_job_scores_full(graded, runner) -> None:
+    result = grade(make_job(GOOD.read_text()), runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
+                   ceiling=CORPUS_LIMITS)
+    assert result.outcome == "graded", result.feedback
+    assert result.score == result.max_score == 3.0
+    assert result.environment.device_count >= 1 and result.environment.jax
+
+
+def test_syntax_error_is_caught_without_a_run(runner) -> None:
+    result = grade(make_job("x = [1, 2\nprint(x)\n"), runner=runner,
+                   checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+    assert result.outcome == "syntax_error"
+    assert "line 1" in result.feedback and result.timings.run_s == 0.0
+
+
+def test_exception_traceback_is_trimmed_to_the_learners_file(runner) -> None:
+    source = "import jax.numpy as jnp\nx = jnp.ones(3)\nmasked = x[10] / undefined_name\n"
+    result = grade(make_job(source), runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
+                   ceiling=CORPUS_LIMITS)
+    assert result.outcome == "exception"
+    assert "NameError" in result.stderr and 'File "main.py", line 3' in result.stderr
+    assert "harness" not in result.stderr and "site-packages" not in result.stderr
+    assert "line 3" in result.feedback
+
+
+def test_unknown_exercise_is_an_infrastructure_error(runner) -> None:
+    def missing(exercise_id: str) -> Path:
+        return Path("/nonexistent") / exercise_id
+
+    result = grade(make_job(GOOD.read_text()), runner=runner, checks_for=missing)
+    assert result.outcome == "infrastructure_error"
+    assert "not in your code" in result.feedback

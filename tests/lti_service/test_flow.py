@@ -1,0 +1,69 @@
+"""The whole path on SQLite and PostgreSQL: deep link, learner launch, answer, gradebook."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+
+from devlms.browser import Browser, forms
+from lti_service.models import CheckpointAttempt, Placement, ScoreOutbox
+from lti_service.services.outbox import deliver_due
+
+
+def _answer(browser: Browser, page, choice: str):  # type: ignore[no-untyped-def]
+    form = next(f for f in forms(page.text)[0] if f.attrs.get("class", "").startswith("checkpoint"))
+    return browser.submit(page, form, data={"choice": choice})
+
+
+def test_deep_link_launch_answer_and_gradebook(stack) -> None:  # type: ignore[no-untyped-def]
+    links = stack.deep_link(["arrays-04", "arrays-04.checkpoint", "arrays-04.exercise.mask-tail"],
+                            max_attempts=2, counting="best")
+    assert len(links) == 3
+    by_content = {link["custom"]["content_id"]: link for link in links}
+    lineitems = stack.lms_store.lineitems
+    item = lineitems[by_content["arrays-04.exercise.mask-tail"]["lineitem_id"]]
+    assert item["scoreMaximum"] == 3.0
+    assert item["resourceId"] == "arrays-04.exercise.mask-tail"
+    assert item["tag"] == "exercise"
+    assert item["label"].endswith("Mask the tail")
+    cp = lineitems[by_content["arrays-04.checkpoint"]["lineitem_id"]]
+    assert (cp["scoreMaximum"], cp["tag"], cp["resourceId"]) == (1.0, "checkpoint",
+                                                                 "arrays-04.checkpoint")
+
+    alice = Browser()
+    page = stack.launch(alice, by_content["arrays-04.checkpoint"]["id"], "alice")
+    assert page.status_code == 200, page.text
+    assert "Immutable updates and indexing" in page.text
+    assert "After y = x.at[1].set(20.)" in page.text
+
+    wrong = _answer(alice, page, "b")
+    assert wrong.status_code == 200, wrong.text
+    assert "JAX arrays are immutable values" in wrong.text
+    right = _answer(alice, wrong, "a")
+    assert "Right: .at[].set returns a new array." in right.text
+    assert re.search(r"Attempts left: 0", right.text)
+    third = _answer(alice, right, "a")
+    assert third.status_code == 409
+    assert "no attempts left" in third.text
+
+    with stack.db() as session:
+        attempts = list(session.scalars(select(CheckpointAttempt).order_by(
+            CheckpointAttempt.attempt_number)))
+        assert [(a.choice, a.correct, a.attempt_number) for a in attempts] == [
+            ("b", False, 1), ("a", True, 2)]
+        assert all(a.created_at is not None for a in attempts)
+        placement = session.get(Placement, attempts[0].placement_id)
+        assert (placement.max_attempts, placement.counting) == (2, "best")
+        assert placement.lineitem_url and placement.lineitem_url.startswith(stack.lms_url)
+        assert deliver_due(session) == 2
+        statuses = [r.status for r in session.scalars(select(ScoreOutbox))]
+        assert statuses == ["delivered", "delivered"]
+
+    scores = stack.gradebook()["scores"]
+    mine = [s for s in scores if s["userId"] == "alice"]
+    assert len(mine) == 1
+    assert mine[0]["resourceId"] == "arrays-04.checkpoint"
+    assert (mine[0]["scoreGiven"], mine[0]["scoreMaximum"]) == (1.0, 1.0)
+    assert mine[0]["activityProgress"] == "Completed"
+    assert mine[0]["gradingProgress"] == "FullyGraded"
