@@ -125,10 +125,16 @@ def load_course(root: Path | None = None) -> Course:
     """
     root = (root or CONTENT_ROOT).resolve()
     problems: list[Problem] = []
-    data, _ = _yaml_file(root / "course.yaml", "course", CourseSchema(), root, problems,
-                         f"write course.yaml (schema, title, version, phases) in {root}")
+    data, doc = _yaml_file(root / "course.yaml", "course", CourseSchema(), root, problems,
+                           f"write course.yaml (schema, title, version, phases) in {root}")
     if data is None:
-        raise ContentError(problems)
+        # Keep going with the phase list if it is readable: every file's problems at once.
+        raw = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+        names = raw.get("phases")
+        if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)
+                and (root / "phases").is_dir()):
+            raise ContentError(problems)
+        data = {"title": "", "version": "", "phases": names}
     phases = [_phase(i, name, root, problems) for i, name in enumerate(data["phases"])]
     listed = set(data["phases"])
     for folder in sorted((root / "phases").glob("*/")):

@@ -45,3 +45,6 @@ errorlog = "-"
 loglevel = (os.environ.get("PATHWAYS_LOG_LEVEL") or "info").lower()
 # No query strings in the access log: LTI launches carry tokens there.
 access_log_format = '%(h)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'
+# gunicorn's runtime control socket lives in $HOME by default: unwritable under the units'
+# ProtectHome=, and shared by every gunicorn of a user. The service is managed by its unit.
+control_socket_disable = True

@@ -13,9 +13,12 @@ from .config import DevLmsConfig
 from .store import Store
 
 
-def create_app(config: DevLmsConfig, store: Store | None = None) -> Flask:
+def create_app(config: DevLmsConfig, store: Store | None = None,
+               registration_token: str | None = None) -> Flask:
+    """``registration_token``: the one-time token Dynamic Registration must present."""
     app = Flask(__name__)
-    app.extensions["devlms"] = {"config": config, "store": store or Store()}
+    app.extensions["devlms"] = {"config": config, "store": store or Store(),
+                                "registration_token": registration_token}
     from .views import bp
 
     app.register_blueprint(bp)

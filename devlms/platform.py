@@ -147,6 +147,7 @@ def check_deep_link_response(cfg: DevLmsConfig, store: Store, token: str) -> Non
             raise LtiException("deep-linking response data does not match a request we sent")
         store.used_dl_nonces.add(nonce)
         store.dl_data.discard(data["request"])
+        store.deep_link_responses.append(claims)
     if int(claims.get("exp", 0)) < time.time():
         raise LtiException("deep-linking response expired")
 

@@ -27,6 +27,7 @@ class Store:
     used_jti: set[str] = field(default_factory=set)
     used_dl_nonces: set[str] = field(default_factory=set)
     dl_data: set[str] = field(default_factory=set)
+    deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def add_lineitem(self, data: dict[str, Any]) -> dict[str, Any]:

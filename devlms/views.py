@@ -7,6 +7,7 @@ import logging
 import secrets
 from typing import Any
 
+import jwt
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 from lti1p3platform.exceptions import LtiException, LtiServiceException
 from lti1p3platform.response import Response as LtiResponse
@@ -196,8 +197,28 @@ def lineitem(context: str, item_id: str) -> Response:
     return _guard(handler, item_id)
 
 
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+
+
+def _token_scopes() -> list[str]:
+    """Scopes of the request's bearer token (signature checked with our key), or []."""
+    from .config import public_pem
+
+    auth = request.headers.get("Authorization", "").split()
+    if len(auth) != 2:
+        return []
+    try:
+        claims = jwt.decode(auth[1], public_pem(_cfg().private_key_pem), algorithms=["RS256"])
+    except jwt.InvalidTokenError:
+        return []
+    return str(claims.get("scopes", "")).split()
+
+
 @bp.post("/ags/<context>/lineitems/<item_id>/scores")
 def scores(context: str, item_id: str) -> Response:
+    # lti1p3platform accepts any AGS scope here; posting a score needs the score scope.
+    if request.headers.get("Authorization") and SCORE_SCOPE not in _token_scopes():
+        return _lti_json(LtiResponse(None, 401, "the token lacks the score scope"))
     return _guard(_ags().handle_update_score, item_id)
 
 
@@ -248,3 +269,54 @@ def gradebook_json() -> Response:
         return jsonify({"lineitems": list(store.lineitems.values()), "scores": gradebook_rows(),
                         "token_requests": store.token_requests,
                         "links": [vars(link) for link in store.links.values()]})
+
+
+@bp.get("/.well-known/openid-configuration")
+def openid_configuration() -> Response:
+    cfg = _cfg()
+    return jsonify({
+        "issuer": cfg.issuer,
+        "authorization_endpoint": cfg.url("/authorize"),
+        "token_endpoint": cfg.url("/token"),
+        "jwks_uri": cfg.url("/jwks"),
+        "registration_endpoint": cfg.url("/register"),
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "scopes_supported": ["openid"],
+        "response_types_supported": ["id_token"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "claims_supported": ["iss", "sub", "name", "email"],
+        "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+            "product_family_code": "devlms", "version": "0.1",
+            "messages_supported": [{"type": "LtiResourceLinkRequest"},
+                                   {"type": "LtiDeepLinkingRequest"}],
+        },
+    })
+
+
+@bp.post("/register")
+def register_tool() -> Response:
+    """Dynamic Registration: accept the tool if its URLs are the ones devlms was started with."""
+    cfg = _cfg()
+    expected = current_app.extensions["devlms"].get("registration_token")
+    auth = request.headers.get("Authorization", "")
+    if not expected or auth != f"Bearer {expected}":
+        return Response('{"error": "invalid registration token"}', status=401,
+                        mimetype="application/json")
+    current_app.extensions["devlms"]["registration_token"] = None  # one use
+    body = request.get_json(silent=True) or {}
+    problems = []
+    if body.get("initiate_login_uri") != cfg.tool_login_url:
+        problems.append("initiate_login_uri")
+    if cfg.tool_launch_url not in (body.get("redirect_uris") or []):
+        problems.append("redirect_uris")
+    if body.get("jwks_uri") != cfg.tool_jwks_url:
+        problems.append("jwks_uri")
+    if problems:
+        return Response(current_app.json.dumps({"error": "invalid_client_metadata",
+                                                "fields": problems}),
+                        status=400, mimetype="application/json")
+    tool_config = body.get("https://purl.imsglobal.org/spec/lti-tool-configuration", {})
+    current_app.extensions["devlms"]["registered_tool"] = body
+    return jsonify({**body, "client_id": cfg.client_id,
+                    "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                        **tool_config, "deployment_id": cfg.deployment_id}})

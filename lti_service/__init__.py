@@ -44,6 +44,12 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     )
     app.teardown_appcontext(close_db)
 
+    @app.after_request
+    def _no_token_in_referrers(response):  # type: ignore[no-untyped-def]
+        # Pages carry the launch token in their URL; never hand it to another site.
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
     from . import errors
     from .api import bp as api_bp
     from .instructor import bp as instructor_bp

@@ -90,8 +90,7 @@ def pathways_argv(*args: str) -> list[str]:
 def children(settings: DemoSettings) -> list[Child]:
     """The demo's processes, in start order (stopped in reverse)."""
     return [
-        Child("grader worker", pathways_argv("worker", "--platform", "cpu", "--concurrency", "1"),
-              stop_signal=signal.SIGINT),
+        Child("grader worker", pathways_argv("worker", "--platform", "cpu", "--concurrency", "1")),
         Child("consumer", pathways_argv("consumer"), stop_signal=signal.SIGINT),
         Child("tool service", pathways_argv("serve", "--host", "127.0.0.1",
                                             "--port", str(settings.tool_port)),

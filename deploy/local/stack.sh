@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The many-machine shape of a deployment, on loopback, for the browser tests and the bench:
 # PostgreSQL + Redis (services.sh, own state and ports), `pathways db upgrade`, the tool under
-# gunicorn (2 workers), the result consumer, 2 grader workers and the local LMS (devlms).
-# usage: stack.sh up|down|status|env [PART]   PART: web consumer worker-1 worker-2 lms
+# gunicorn (2 workers) behind nginx with TLS (deploy/nginx/pathways.conf, a self-signed
+# certificate for localhost), the result consumer, 2 grader workers and the local LMS (devlms).
+# usage: stack.sh up|down|status|env [PART]   PART: web proxy consumer worker-1 worker-2 lms
 #   up      start what is not running (all parts, or one), print each URL
 #   down    stop (all parts and the servers, or one part: e.g. `down lms` takes the LMS away)
 #   status  what runs, with pids and URLs; exit 1 if a part is down
@@ -16,15 +17,19 @@ state=$(realpath -m "${PATHWAYS_STACK_DIR:-var/stack}")
 python=${PATHWAYS_STACK_PYTHON:-$repo/.venv/bin/python}
 tool_port=${PATHWAYS_STACK_TOOL_PORT:-58000}
 lms_port=${PATHWAYS_STACK_LMS_PORT:-58001}
+https_port=${PATHWAYS_STACK_HTTPS_PORT:-58443}
+http_port=${PATHWAYS_STACK_HTTP_PORT:-58080}
 # Not the test servers' ports (55432/56379): the stack has its own PostgreSQL and Redis.
 export PATHWAYS_PG_PORT=${PATHWAYS_STACK_PG_PORT:-55442}
 export PATHWAYS_REDIS_PORT=${PATHWAYS_STACK_REDIS_PORT:-56389}
-parts=(worker-1 worker-2 consumer web lms)
+parts=(worker-1 worker-2 consumer web proxy lms)
 run="$state/run"; logs="$state/logs"
 
-# The tool as http://localhost and the LMS as http://127.0.0.1: both secure contexts (Secure
-# cookies without TLS) and different sites (the LMS iframe is third-party, as in production).
-tool_url="http://localhost:$tool_port"; lms_url="http://127.0.0.1:$lms_port"
+# The tool as https://localhost (nginx, TLS) and the LMS as http://127.0.0.1: different sites,
+# so the LMS iframe is third-party and the tool's cookies must be SameSite=None; Secure, as in
+# production. Browsers need --ignore-certificate-errors (or trust $state/tls/cert.pem).
+tool_url="https://localhost:$https_port"; lms_url="http://127.0.0.1:$lms_port"
+tls="$state/tls"
 
 stack_env() {
   bash deploy/local/services.sh env "$state/services" | sed -n 's/^export TEST_//p' \
@@ -34,22 +39,34 @@ stack_env() {
   echo "export STACK_TOOL_URL=$tool_url"
   echo "export STACK_LMS_URL=$lms_url"
   echo "export STACK_DIR=$state"
+  echo "export STACK_CA_BUNDLE=$tls/cert.pem"
+  echo "export PREFERRED_URL_SCHEME=https"
   echo "export JAX_PLATFORMS=cpu"
 }
 
-port_of() { case "$1" in web) echo "$tool_port" ;; lms) echo "$lms_port" ;; *) echo "" ;; esac; }
-url_of() {
-  case "$1" in web) echo "$tool_url/" ;; lms) echo "$lms_url/" ;; *) echo "(queue: redis)" ;; esac
+port_of() {
+  case "$1" in web) echo "$tool_port" ;; proxy) echo "$https_port" ;; lms) echo "$lms_port" ;;
+    *) echo "" ;; esac
 }
-argv_of() {
+url_of() {
+  case "$1" in web) echo "http://127.0.0.1:$tool_port/ (gunicorn)" ;; proxy) echo "$tool_url/" ;;
+    lms) echo "$lms_url/" ;; *) echo "(queue: redis)" ;; esac
+}
+# Runs in the part's own session (started by start_part): becomes the part's program.
+launch() {
+  eval "$(stack_env)"
   case "$1" in
-    web) echo "$repo/.venv/bin/gunicorn -c $repo/deploy/gunicorn.conf.py" ;;
-    consumer) echo "$python -m pathways consumer" ;;
-    worker-*) echo "$python -m pathways worker --platform cpu --concurrency 1" ;;
-    lms) echo "$python -m devlms --host 127.0.0.1 --port $lms_port --tool $tool_url" ;;
+    web) PATHWAYS_WEB_BIND=127.0.0.1:$tool_port PATHWAYS_WEB_WORKERS=2 \
+           exec "$repo/.venv/bin/gunicorn" -c "$repo/deploy/gunicorn.conf.py" ;;
+    proxy) exec nginx -p "$state/nginx" -c "$state/nginx/nginx.conf" -g "daemon off;" ;;
+    consumer) exec "$python" -m pathways consumer ;;
+    worker-*) exec "$python" -m pathways worker --platform cpu --concurrency 1 ;;
+    # The LMS fetches the tool's JWKS over https: trust the stack's own certificate.
+    lms) REQUESTS_CA_BUNDLE="$tls/cert.pem" \
+           exec "$python" -m devlms --host 127.0.0.1 --port "$lms_port" --tool "$tool_url" ;;
   esac
 }
-stop_signal() { case "$1" in worker-*|consumer) echo INT ;; *) echo TERM ;; esac; }
+stop_signal() { case "$1" in consumer) echo INT ;; *) echo TERM ;; esac; }
 
 alive() { [ -f "$run/$1.pid" ] && kill -0 "$(cat "$run/$1.pid")" 2>/dev/null; }
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -62,9 +79,7 @@ start_part() {
     echo "$name: port $port is in use by another program: stop it or set PATHWAYS_STACK_*_PORT" >&2
     exit 1
   fi
-  # shellcheck disable=SC2046  # argv_of is a word list by design
-  PATHWAYS_WEB_BIND=127.0.0.1:$tool_port PATHWAYS_WEB_WORKERS=2 \
-    setsid $(argv_of "$name") >>"$logs/$name.log" 2>&1 </dev/null &
+  setsid bash "$repo/deploy/local/stack.sh" __launch "$name" >>"$logs/$name.log" 2>&1 </dev/null &
   echo $! >"$run/$name.pid"
   if [ -n "$port" ]; then
     for _ in $(seq 300); do
@@ -94,6 +109,34 @@ stop_part() {
   # Leftovers of the group (sandboxed runs) go too.
   kill -KILL -- "-$pid" 2>/dev/null || true
   rm -f "$run/$name.pid"
+}
+
+proxy_config() {
+  # A self-signed certificate for localhost, and the production nginx config rendered for it.
+  mkdir -p "$tls" "$state/nginx/logs" "$state/nginx/tmp"
+  chmod 1777 "$state/nginx/tmp"  # nginx workers run as nobody when the stack runs as root
+  if [ ! -f "$tls/cert.pem" ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=localhost \
+      -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+      -keyout "$tls/key.pem" -out "$tls/cert.pem" 2>/dev/null
+  fi
+  PATHWAYS_SERVER_NAME=localhost PATHWAYS_FRAME_ANCESTORS="$lms_url" \
+    PATHWAYS_UPSTREAM=127.0.0.1:$tool_port PATHWAYS_TLS_CERT="$tls/cert.pem" \
+    PATHWAYS_TLS_KEY="$tls/key.pem" PATHWAYS_HTTP_LISTEN=127.0.0.1:$http_port \
+    PATHWAYS_HTTPS_LISTEN=127.0.0.1:$https_port bash deploy/nginx/render.sh "$state/nginx/site.conf"
+  local tmp="$state/nginx/tmp"
+  cat >"$state/nginx/nginx.conf" <<NGINX
+pid $state/nginx/nginx.pid;
+error_log $state/nginx/logs/error.log;
+worker_processes 2;
+events { worker_connections 256; }
+http {
+  access_log $state/nginx/logs/access.log;
+  client_body_temp_path $tmp/body; proxy_temp_path $tmp/proxy; fastcgi_temp_path $tmp/fastcgi;
+  uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;
+  include $state/nginx/site.conf;
+}
+NGINX
 }
 
 register_lms() {
@@ -127,6 +170,8 @@ up() {
       || { echo "migration failed:" >&2; tail -n 20 "$logs/migrate.log" >&2; exit 1; }
     register_lms >>"$logs/migrate.log" 2>&1 \
       || { echo "registering the LMS failed:" >&2; tail -n 20 "$logs/migrate.log" >&2; exit 1; }
+    command -v nginx >/dev/null || { echo "nginx is not installed (apt-get install nginx-light)" >&2; exit 1; }
+    proxy_config
     for name in "${parts[@]}"; do start_part "$name"; done
   else
     start_part "$only"
@@ -149,10 +194,11 @@ status() {
   return $rc
 }
 
-if [ -n "$only" ] && [[ ! " ${parts[*]} " =~ " $only " ]]; then
+if [ "$cmd" != __launch ] && [ -n "$only" ] && [[ ! " ${parts[*]} " =~ " $only " ]]; then
   echo "unknown part '$only': use one of ${parts[*]}" >&2; exit 2
 fi
 case "$cmd" in
+  __launch) launch "$only" ;;
   up) up ;;
   down) down ;;
   status) status ;;

@@ -10,7 +10,7 @@ from ..extensions import db, state
 from ..models import LmsUser
 from ..placements import placement_for
 from ..services import checkpoints, content
-from .page import lesson_fragment
+from .page import lesson_fragment, lesson_styles
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 
@@ -31,6 +31,7 @@ def _page(placement_id: int, result: checkpoints.AnswerResult | None = None, sta
         title=item.title,
         item=item,
         fragment=fragment,
+        styles=lesson_styles(),
         placement=placement,
         attempts=attempts,
         attempts_left=max(placement.max_attempts - len(attempts), 0),

@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 
 from ..auth import Launch, current_launch, issue_token, require_instructor
 from ..extensions import db, state
-from ..services import content, keys, launches
+from ..services import content, housekeeping, keys, launches, registration
 from ..services.errors import LaunchRejected, ServiceError
 from . import adapter
 
@@ -25,6 +25,7 @@ def launch_url() -> str:
 def login() -> Response:
     session = db()
     keys.current_key(session)
+    housekeeping.purge(session)
     response = adapter.login(session, launch_url())
     session.commit()
     return response
@@ -113,3 +114,29 @@ def deep_link_response() -> str:
         raise ServiceError("counting must be first, last or best", field="counting")
     return adapter.deep_link_form(db(), launch.launch_id, launch_url(), chosen,
                                   max_attempts=max_attempts, counting=counting)
+
+
+def tool_urls() -> registration.ToolUrls:
+    return registration.ToolUrls(
+        login=url_for("lti.login", _external=True), launch=launch_url(),
+        jwks=url_for("lti.jwks", _external=True), title=state().config.tool_title)
+
+
+@bp.get("/canvas.json")
+def canvas_json() -> Response:
+    return jsonify(registration.canvas_config(tool_urls()))
+
+
+@bp.get("/register")
+def dynamic_registration() -> str:
+    """LTI Dynamic Registration: the LMS admin opens this URL from the LMS."""
+    config_url = request.args.get("openid_configuration", "")
+    if not config_url:
+        raise ServiceError("openid_configuration is missing: start from the LMS's "
+                           "'register a tool' page", field="openid_configuration")
+    session = db()
+    keys.current_key(session)
+    platform = registration.register(session, tool_urls(), config_url,
+                                     request.args.get("registration_token"))
+    session.commit()
+    return render_template("registered.html", platform=platform)

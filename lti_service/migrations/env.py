@@ -8,8 +8,8 @@ from sqlalchemy import pool
 from lti_service.db import make_engine
 from lti_service.models import Base
 
-try:  # the grading part's tables, when that part is installed
-    import lti_service.models.submissions  # noqa: F401
+try:  # the grading part's tables, when that part is installed (for autogenerate)
+    import lti_service.submissions.models  # noqa: F401
 except ImportError:
     pass
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from course.model import Course
 
-from ..models import CheckpointAttempt, LmsContext, LmsUser, Placement, ScoreOutbox
+from ..models import Base, CheckpointAttempt, LmsContext, LmsUser, Placement, ScoreOutbox
 from . import content
 from .checkpoints import counted
 from .launches import is_instructor
@@ -24,6 +24,7 @@ class Row:
     email: str
     roles: list[str]
     attempts: dict[int, list[CheckpointAttempt]] = field(default_factory=dict)
+    submissions: dict[int, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -52,6 +53,7 @@ def build(session: Session, course: Course, context: LmsContext,
     by_user: dict[int, list[CheckpointAttempt]] = {}
     for a in attempts:
         by_user.setdefault(a.user_id, []).append(a)
+    submissions = _submissions(session, context)
     rows = []
     for member in members:
         roles = list(member.get("roles") or [])
@@ -62,6 +64,8 @@ def build(session: Session, course: Course, context: LmsContext,
         user = users.get(row.sub)
         for a in by_user.get(user.id, []) if user else []:
             row.attempts.setdefault(a.placement_id, []).append(a)
+        for sub in submissions.get(user.id, []) if user else []:
+            row.submissions.setdefault(sub.placement_id, []).append(sub)
         rows.append(row)
     distributions = {}
     for p in placements:
@@ -75,6 +79,23 @@ def build(session: Session, course: Course, context: LmsContext,
         select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
         .order_by(ScoreOutbox.id)))
     return ClassView(context, placements, rows, distributions, outbox)
+
+
+def _submissions(session: Session, context: LmsContext) -> dict[int, list[Any]]:
+    """Exercise submissions per user, read from the grading part's ``submissions`` table when
+    that part is installed (its models register the table on the shared metadata)."""
+    table = Base.metadata.tables.get("submissions")
+    if table is None:
+        return {}
+    placements = select(Placement.id).where(Placement.context_id == context.id)
+    rows = session.execute(
+        select(table.c.placement_id, table.c.user_id, table.c.attempt_number, table.c.status,
+               table.c.score, table.c.max_score, table.c.created_at)
+        .where(table.c.placement_id.in_(placements)).order_by(table.c.attempt_number))
+    out: dict[int, list[Any]] = {}
+    for row in rows:
+        out.setdefault(row.user_id, []).append(row)
+    return out
 
 
 def latest_scores(session: Session, context: LmsContext) -> list[ScoreOutbox]:

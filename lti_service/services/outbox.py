@@ -95,7 +95,7 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
             assert row is not None
             row.tries += 1
             row.last_error = _error_text(exc)
-            row.next_attempt_at = utcnow() + backoff(row.tries)
+            row.next_attempt_at = now + backoff(row.tries)
             log.warning("score %s not delivered (try %s): %s; next at %s", row.id, row.tries,
                         row.last_error, row.next_attempt_at.isoformat())
             session.commit()

@@ -21,3 +21,45 @@ CORPUS_LIMITS = Limits(wall_s=10, cpu_s=3, memory_mb=1024, data_mb=768, pids=128
 def make_job(source: str, exercise_id: str = "test.exercise.mask-tail",
              submission_id: str = "sub-1", attempt: int = 1) -> Job:
     return Job(submission_id, attempt, exercise_id, source, time.time(), {})
+
+
+def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
+               heartbeat_s: float = 1.0) -> dict[str, str]:
+    """Environment of a `pathways worker` subprocess: only the queue, as on a TPU host."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    env.update(JAX_PLATFORMS="cpu", PATHWAYS_VAR_DIR=str(var_dir),
+               PATHWAYS_QUEUE_PREFIX=prefix, PATHWAYS_GRADER_HEARTBEAT_S=str(heartbeat_s))
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+def start_worker(env: dict[str, str], log: Path, concurrency: int = 2):  # noqa: ANN201
+    """A real `pathways worker` process (the console script of this venv)."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("pathways")
+    return subprocess.Popen([str(exe), "worker", "--concurrency", str(concurrency)], env=env,
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT,
+                            cwd=Path(__file__).parents[2])
+
+
+def collect(queues, wanted: set[str], timeout: float, kinds=("result",)) -> dict[str, dict]:  # noqa: ANN001
+    """Consume the results queue in this process until every wanted submission reported."""
+    got: dict[str, dict] = {}
+    seen: list[dict] = []
+
+    def on_message(message: dict) -> None:
+        seen.append(message)
+        if message["kind"] == "result":
+            got[message["result"]["submission_id"]] = message["result"]
+
+    queues.on_message = on_message
+    deadline = time.time() + timeout
+    while not wanted <= set(got) and time.time() < deadline:
+        if not queues.process_one(queues.results):
+            time.sleep(0.1)
+    return got

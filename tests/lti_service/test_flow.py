@@ -67,3 +67,45 @@ def test_deep_link_launch_answer_and_gradebook(stack) -> None:  # type: ignore[n
     assert (mine[0]["scoreGiven"], mine[0]["scoreMaximum"]) == (1.0, 1.0)
     assert mine[0]["activityProgress"] == "Completed"
     assert mine[0]["gradingProgress"] == "FullyGraded"
+
+
+def test_deep_link_response_claims_and_exercise_launch(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    stack = sqlite_stack
+    links = stack.deep_link(["arrays-04.exercise.mask-tail"])
+    claims = stack.lms_store.deep_link_responses[-1]
+    cfg = stack.lms_config
+    assert claims["aud"] == [cfg.issuer], "the response is addressed to the platform"
+    assert claims["iss"] == cfg.client_id
+    assert claims["nonce"] and claims["exp"] > claims["iat"]
+    assert claims["https://purl.imsglobal.org/spec/lti/claim/deployment_id"] == cfg.deployment_id
+    item = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"][0]
+    assert item["type"] == "ltiResourceLink"
+    assert item["lineItem"] == {"scoreMaximum": 3.0, "label": item["title"],
+                                "resourceId": "arrays-04.exercise.mask-tail", "tag": "exercise"}
+    assert item["custom"]["content_id"] == "arrays-04.exercise.mask-tail"
+    stack.deep_link(["arrays-04"])
+    nonces = [c["nonce"] for c in stack.lms_store.deep_link_responses]
+    assert len(set(nonces)) == len(nonces) == 2
+
+    page = stack.launch(Browser(), links[0]["id"], "alice")
+    assert page.status_code == 200
+    submissions = "submissions" in stack.tool.blueprints
+    assert ("/learn/" not in page.url) if submissions else ("/learn/" in page.url)
+    assert "Mask the tail" in page.text
+
+
+def test_login_initiation_by_post_and_unknown_issuer(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    import requests
+
+    cfg = sqlite_stack.lms_config
+    form = {"iss": cfg.issuer, "login_hint": "alice", "client_id": cfg.client_id,
+            "target_link_uri": cfg.tool_launch_url, "lti_message_hint": "h"}
+    r = requests.post(sqlite_stack.tool_url + "/lti/login", data=form, allow_redirects=False,
+                      timeout=30)
+    assert r.status_code == 302 and r.headers["Location"].startswith(cfg.url("/authorize"))
+    bad = requests.post(sqlite_stack.tool_url + "/lti/login", timeout=30,
+                        data={**form, "iss": "https://unknown.example"})
+    assert bad.status_code == 400 and "registration" in bad.text.lower()
+    elsewhere = requests.post(sqlite_stack.tool_url + "/lti/login", timeout=30,
+                              data={**form, "target_link_uri": "https://evil.example/x"})
+    assert elsewhere.status_code == 400 and "target_link_uri" in elsewhere.text

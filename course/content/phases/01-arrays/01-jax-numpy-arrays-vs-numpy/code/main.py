@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 host = np.array([1.0, 2.0, 3.0], dtype=np.float32)
-x = jnp.array(host)
+x = jnp.array([1.0, 2.0, 3.0])
 print("NumPy:", type(host).__name__, host.dtype, host)
 print("JAX:", type(x).__name__, "is jax.Array:", isinstance(x, jax.Array), x.dtype, x)
 assert isinstance(x, jax.Array) and not isinstance(x, np.ndarray)

@@ -1,8 +1,9 @@
-"""Figure for arrays-01: how long a jitted matmul call takes to return vs. to finish.
+"""Figure for arrays-01: what each NumPy <-> JAX conversion does with memory, on CPU.
 
-Measures, on the CPU backend, the median time until the call returns (dispatch) and until
-block_until_ready returns (result ready) for square matrices of growing size, then writes
-figure/data.json (data + provenance) and figure/figure.png next to this script.
+For six conversions it measures, with real arrays, whether the result shares its source's
+buffer, whether the result accepts an in-place write, and whether a write made afterwards (to
+the NumPy source once the transfer has finished, or to the NumPy result) changes the JAX
+value. Writes figure/data.json (data + provenance) and figure/figure.png next to this script.
 """
 
 from __future__ import annotations
@@ -11,40 +12,64 @@ import datetime
 import hashlib
 import json
 import platform
-import statistics
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import jaxlib
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-SIZES = (128, 256, 512, 1024)
-REPEATS = 7
+COLUMNS = ("shares the source's memory", "result accepts writes",
+           "a later write changes the JAX value")
+TO_JAX: dict[str, Callable] = {"jnp.array(np_x)": jnp.array, "jnp.asarray(np_x)": jnp.asarray,
+                               "jax.device_put(np_x)": jax.device_put}
+TO_NUMPY: dict[str, Callable] = {"np.asarray(jax_x)": np.asarray, "np.array(jax_x)": np.array,
+                                 "jax.device_get(jax_x)": jax.device_get}
 
 
-def measure(n: int) -> dict[str, float]:
-    """Median dispatch and ready times (milliseconds) for one n x n matmul."""
-    square = jax.jit(lambda a: a @ a)
-    a = jnp.ones((n, n), dtype=jnp.float32)
-    square(a).block_until_ready()  # compile outside the timed region
-    dispatch, ready = [], []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        out = square(a)
-        returned = time.perf_counter()
-        out.block_until_ready()
-        finished = time.perf_counter()
-        dispatch.append((returned - start) * 1e3)
-        ready.append((finished - start) * 1e3)
-        assert float(out[0, 0]) == float(n)
-    return {"n": n, "dispatch_ms": statistics.median(dispatch),
-            "ready_ms": statistics.median(ready)}
+def aligned_source() -> np.ndarray:
+    """[0, 1, 2, 3] in a 64-byte-aligned buffer, as NumPy's allocator often returns (the
+    case in which XLA's CPU client can use host memory without copying)."""
+    raw = np.zeros(4 + 16, dtype=np.float32)
+    start = (-raw.ctypes.data % 64) // 4
+    source = raw[start : start + 4]
+    source[:] = np.arange(4, dtype=np.float32)
+    return source
+
+
+def numpy_to_jax(convert: Callable) -> list[bool]:
+    source = aligned_source()
+    out = convert(source).block_until_ready()  # transfers are asynchronous: let it finish
+    shares = out.unsafe_buffer_pointer() == source.ctypes.data
+    try:
+        out[0] = 99.0
+        writable = True
+    except TypeError:
+        writable = False
+    source[0] = 99.0  # write to the NumPy side after the conversion
+    return [shares, writable, float(out[0]) == 99.0]
+
+
+def jax_to_numpy(convert: Callable) -> list[bool]:
+    source = jnp.arange(4, dtype=jnp.float32)
+    out = convert(source)
+    shares = out.ctypes.data == source.unsafe_buffer_pointer()
+    writable = bool(out.flags.writeable)
+    if writable:
+        out[0] = 99.0  # write to the NumPy result
+    return [shares, writable, float(source[0]) == 99.0]
+
+
+def measure() -> dict[str, list[bool]]:
+    rows = {name: numpy_to_jax(f) for name, f in TO_JAX.items()}
+    rows.update({name: jax_to_numpy(f) for name, f in TO_NUMPY.items()})
+    return rows
 
 
 def provenance() -> dict[str, object]:
@@ -59,33 +84,41 @@ def provenance() -> dict[str, object]:
     }
 
 
-def draw(rows: list[dict[str, float]], path: Path) -> None:
-    sizes = [r["n"] for r in rows]
-    fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=110)
-    ax.plot(sizes, [r["ready_ms"] for r in rows], "o-", color="#1f4e79", lw=2,
-            label="until block_until_ready() returns (result ready)")
-    ax.plot(sizes, [r["dispatch_ms"] for r in rows], "s--", color="#c55a11", lw=2,
-            label="until the call returns (work queued)")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xticks(sizes, [str(n) for n in sizes])
-    ax.set_xlabel("matrix size n (n x n float32 matmul, jitted, CPU)", fontsize=11)
-    ax.set_ylabel("median wall time (ms, log scale)", fontsize=11)
-    ax.set_title("Async dispatch: the call returns before the result exists", fontsize=12)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=10, loc="upper left")
+def draw(rows: dict[str, list[bool]], path: Path) -> None:
+    names = list(rows)
+    fig, ax = plt.subplots(figsize=(8.4, 5.0), dpi=110)
+    ax.imshow([[1 if v else 0 for v in rows[n]] for n in names],
+              cmap=plt.matplotlib.colors.ListedColormap(["#f2f2f2", "#4a90c2"]), vmin=0, vmax=1,
+              aspect="auto")
+    for i, name in enumerate(names):
+        for j, value in enumerate(rows[name]):
+            ax.text(j, i, "yes" if value else "no", ha="center", va="center", fontsize=12,
+                    color="white" if value else "black")
+    ax.axhline(2.5, color="black", lw=2)
+    labels = ["shares the\nsource's memory", "result accepts\nin-place writes",
+              "a later write\nchanges the JAX value"]
+    ax.set_xticks(range(len(COLUMNS)), labels, fontsize=10)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(names)), names, fontsize=11, family="monospace")
+    ax.set_ylabel("JAX -> NumPy (below the line)    NumPy -> JAX (above)", fontsize=10)
+    ax.set_xlabel("measured on the CPU backend: buffer pointers, a test write, a later write",
+                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
 def main() -> None:
-    rows = [measure(n) for n in SIZES]
-    for r in rows:
-        assert r["ready_ms"] >= r["dispatch_ms"]
+    rows = measure()
+    for values in rows.values():
+        assert values[0] or not values[2], "a JAX value changed without shared memory"
+    assert not any(rows[name][2] for name in TO_NUMPY), "a NumPy result reached a JAX value"
+    assert not rows["jnp.array(np_x)"][2]
+    assert rows["np.asarray(jax_x)"][:2] == [True, False]
+    assert rows["np.array(jax_x)"][:2] == [False, True]
+    data = {"columns": list(COLUMNS), "rows": rows}
     (HERE / "data.json").write_text(
-        json.dumps({"data": {"rows": rows, "repeats": REPEATS}, "provenance": provenance()},
-                   indent=2) + "\n")
+        json.dumps({"data": data, "provenance": provenance()}, indent=2) + "\n")
     draw(rows, HERE / "figure.png")
 
 

@@ -1,0 +1,166 @@
+"""`pathways course ...`: validate, check and record (here); build and export (lazily).
+
+Thin wrappers: the work is in course.loader and course.tools; this module only parses options,
+shows progress and sets the exit status.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from course.errors import ContentError
+from course.loader import load_course
+from course.model import Course
+
+log = logging.getLogger(__name__)
+
+# Commands other engineers own, found only when asked for: a missing or broken module must not
+# break validate/check/record.
+LAZY: dict[str, tuple[str, str]] = {
+    "build": ("course.build.cli:build", "Build the static site, notebooks and downloads."),
+    "export": ("course.export.cli:export", "Export the IMS Common Cartridge and QTI quiz."),
+}
+
+ROOT = click.option("--root", type=click.Path(file_okay=False, exists=True, path_type=Path),
+                    default=None, help="Content folder (default: the packaged course/content).")
+LESSON = click.option("--lesson", "lesson_id", default=None, metavar="ID",
+                      help="Only this lesson (an id such as arrays-04).")
+WORKERS = click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 16),
+                       help="Subprocesses at a time.")
+TIMEOUT = click.option("--timeout", default=180.0, show_default=True, type=float,
+                       help="Seconds each run may take.")
+
+
+class CourseGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None or name not in LAZY:
+            return command
+        module_name, attr = LAZY[name][0].split(":")
+        try:
+            return getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            log.debug("course %s is unavailable: %s", name, exc)
+            return _unavailable(name, exc)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, c.get_short_help_str()) for n, c in sorted(self.commands.items())]
+        rows += [(n, help_text) for n, (_, help_text) in sorted(LAZY.items())]
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(rows))
+
+
+def _unavailable(name: str, exc: Exception) -> click.Command:
+    @click.command(name, help=f"{LAZY[name][1]} (not available in this install)")
+    def missing() -> None:
+        raise click.ClickException(f"`course {name}` is not available: {exc}")
+
+    return missing
+
+
+def _load(root: Path | None, lesson_id: str | None) -> Course:
+    try:
+        course = load_course(root)
+    except ContentError as exc:
+        _print_problems(exc)
+        sys.exit(1)
+    if lesson_id is not None and course.lesson(lesson_id) is None:
+        known = ", ".join(x.id for x in course.lessons())
+        raise click.BadParameter(f"no lesson {lesson_id!r}; the lessons are: {known}",
+                                 param_hint="--lesson")
+    return course
+
+
+def _print_problems(exc: ContentError) -> None:
+    for problem in exc.problems:
+        where = f"{problem.file}: {problem.where}" if problem.where else problem.file
+        click.echo(f"{where}: {problem.message}", err=True)
+        click.echo(f"    fix: {problem.fix}", err=True)
+    count = len(exc.problems)
+    click.echo(f"{count} problem{'s' if count != 1 else ''}: the content is not valid", err=True)
+
+
+@click.group(cls=CourseGroup)
+def course() -> None:
+    """Validate, check, record, build and export the course."""
+
+
+@course.command()
+@ROOT
+def validate(root: Path | None) -> None:
+    """Check every content file against its schema and each other (no code runs)."""
+    loaded = _load(root, None)
+    lessons = loaded.lessons()
+    click.echo(f"valid: {len(loaded.phases)} phase(s), {len(lessons)} lesson(s), "
+               f"{sum(len(x.exercises) for x in lessons)} exercise(s)")
+
+
+@course.command()
+@ROOT
+@LESSON
+@WORKERS
+@TIMEOUT
+@click.option("--kind", "kinds", multiple=True,
+              type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter"]),
+              help="Only items of this kind (repeatable).")
+def check(root: Path | None, lesson_id: str | None, workers: int, timeout: float,
+          kinds: tuple[str, ...]) -> None:
+    """Run every code block and compare it with its recorded output."""
+    from course.tools.checking import ItemResult, plan, run_items
+
+    loaded = _load(root, lesson_id)
+    items = [i for i in plan(loaded, lesson_id) if not kinds or i.kind in kinds]
+    click.echo(f"checking {len(items)} item(s) with {workers} worker(s)")
+    done = 0
+
+    def progress(result: ItemResult) -> None:
+        nonlocal done
+        done += 1
+        status = "pass" if result.ok else "FAIL"
+        note = f"  {result.detail}" if result.ok and result.detail else ""
+        click.echo(f"[{done:>3}/{len(items)}] {status} {result.item.id} "
+                   f"({result.seconds:.1f} s){note}")
+
+    results = run_items(items, workers=workers, timeout=timeout, on_result=progress)
+    failures = [r for r in results if not r.ok]
+    total = sum(r.seconds for r in results)
+    if failures:
+        click.echo(f"\n{len(failures)} of {len(results)} item(s) failed:", err=True)
+        for result in failures:
+            click.echo(f"- {result.item.id}: {result.detail}", err=True)
+        sys.exit(1)
+    click.echo(f"all {len(results)} item(s) passed ({total:.1f} s of runs)")
+
+
+@course.command()
+@ROOT
+@LESSON
+@WORKERS
+@TIMEOUT
+def record(root: Path | None, lesson_id: str | None, workers: int, timeout: float) -> None:
+    """Re-run main.py and the figure scripts; rewrite receipt.json and the figure files."""
+    from course.tools.recording import RecordResult
+    from course.tools.recording import record as record_all
+
+    loaded = _load(root, lesson_id)
+
+    def progress(result: RecordResult) -> None:
+        status = "recorded" if result.ok else "FAIL"
+        click.echo(f"{status} {result.lesson_id}/{result.what} ({result.seconds:.1f} s)"
+                   f"  {result.detail if result.ok else ''}".rstrip())
+
+    results = record_all(loaded, lesson_id, workers=workers, timeout=timeout,
+                         on_result=progress)
+    failures = [r for r in results if not r.ok]
+    if failures:
+        for result in failures:
+            click.echo(f"- {result.lesson_id}/{result.what}: {result.detail}", err=True)
+        sys.exit(1)

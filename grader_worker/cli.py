@@ -1,0 +1,62 @@
+"""`pathways worker`: run a grader worker on a CPU or TPU host with only the queue's URL."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import click
+
+from grader_worker import logs
+from grader_worker.config import load_config
+from grader_worker.errors import GraderError
+from grader_worker.queue import Queues
+
+logger = logging.getLogger(__name__)
+
+
+@click.command("worker")
+@click.option("--platform", type=click.Choice(["cpu", "tpu"]), default=None,
+              help="JAX_PLATFORMS for sandboxed runs (default: PATHWAYS_GRADER_PLATFORM or cpu).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Submissions graded at the same time.")
+@click.option("--check", is_flag=True,
+              help="Health check: probe the sandbox (JAX inside bwrap) and the queue, then exit.")
+@click.option("--log-level", default="INFO", show_default=True)
+def worker(platform: str | None, concurrency: int, check: bool, log_level: str) -> None:
+    """Grade submissions from the grading queue; SIGTERM finishes the running jobs, then stops."""
+    from grader_worker.worker import GraderWorker
+
+    logs.configure(log_level)
+    env = dict(os.environ)
+    if platform:
+        env["PATHWAYS_GRADER_PLATFORM"] = platform
+    config = load_config(env)
+    queues = Queues(config)
+    grader = GraderWorker(config, queues)
+    try:
+        info = grader.runner.info()
+    except GraderError as exc:
+        grader.close()
+        raise click.ClickException(str(exc)) from exc
+    logger.info("worker ready", extra={"worker": grader.id, "platform": config.platform,
+                                        "devices": info.device_count, "jax": info.jax,
+                                        "concurrency": concurrency,
+                                        "queue": "redis" if config.redis_url else "sqlite",
+                                        "pending": queues.pending()})
+    if check:
+        grader.close()
+        click.echo(f"ok: {info.backend} x{info.device_count}, jax {info.jax}, "
+                   f"{queues.pending()['grading']} job(s) waiting")
+        return
+    consumer = queues.grading.create_consumer(workers=concurrency, worker_type="thread",
+                                              graceful_signal="TERM", periodic=False,
+                                              check_worker_health=True, initial_delay=0.1,
+                                              max_delay=1.0)
+    try:
+        consumer.run()
+    finally:
+        grader.close()
+        logger.info("worker stopped", extra={"worker": grader.id})
+        sys.stdout.flush()

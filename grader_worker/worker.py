@@ -1,0 +1,91 @@
+"""A grader worker: take a job, grade it in the sandbox, send the result back.
+
+It reports ``started`` when it takes a job, a ``heartbeat`` every few seconds while it runs
+(the service extends the lease), and the ``result``. If the worker dies, the heartbeats stop,
+the lease expires and the service's reaper enqueues the job again.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from course.checks import HARNESS_PATH
+from grader_worker.config import GraderConfig
+from grader_worker.errors import GraderError, JobError
+from grader_worker.grading import grade
+from grader_worker.job import parse_job
+from grader_worker.limits import Limits
+from grader_worker.queue import Queues
+from grader_worker.result import GradingResult
+from grader_worker.runner import SandboxRunner
+
+logger = logging.getLogger(__name__)
+
+
+@functools.cache
+def _course():  # noqa: ANN202 - course.Course, imported lazily
+    from course import load_course
+
+    return load_course()
+
+
+def course_checks(exercise_id: str) -> Path:
+    """The checks.py of ``exercise_id`` in the packaged course; GraderError if unknown."""
+    found = _course().exercise(exercise_id)
+    if found is None:
+        raise GraderError(f"exercise {exercise_id!r} is not in this worker's course: update the "
+                          "worker to the service's course version")
+    return found[1].checks_path
+
+
+class GraderWorker:
+    def __init__(self, config: GraderConfig, queues: Queues, *, checks_for=course_checks,
+                 ceiling: Limits | None = None) -> None:
+        self.config = config
+        self.queues = queues
+        self.checks_for = checks_for
+        self.ceiling = ceiling
+        self.id = f"{socket.gethostname()}:{os.getpid()}"
+        self.runner = SandboxRunner(config, HARNESS_PATH)
+        queues.on_job = self.handle
+
+    def close(self) -> None:
+        self.runner.close()
+
+    def handle(self, raw: dict[str, Any]) -> None:
+        try:
+            job = parse_job(raw)
+        except JobError as exc:
+            logger.error("dropping malformed job", extra={"error": str(exc)})
+            return
+        ident = {"submission_id": job.submission_id, "attempt": job.attempt}
+        logger.info("job started", extra={**ident, "exercise_id": job.exercise_id})
+        self.queues.send("started", **ident, worker=self.id)
+        stop = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=(ident, stop), daemon=True)
+        beat.start()
+        try:
+            result = grade(job, runner=self.runner, checks_for=self.checks_for,
+                           ceiling=self.ceiling, worker=self.id)
+        finally:
+            stop.set()
+            beat.join()
+        self.send_result(result)
+        logger.info("job graded", extra={**ident, "outcome": result.outcome,
+                                         "score": result.score, "run_s": result.timings.run_s})
+
+    def send_result(self, result: GradingResult) -> None:
+        self.queues.send("result", result=result.to_dict())
+
+    def _heartbeat(self, ident: dict[str, Any], stop: threading.Event) -> None:
+        while not stop.wait(self.config.heartbeat_s):
+            try:
+                self.queues.send("heartbeat", **ident, worker=self.id)
+            except Exception:  # noqa: BLE001 - a lost heartbeat only shortens the lease
+                logger.warning("heartbeat not sent", extra=ident, exc_info=True)

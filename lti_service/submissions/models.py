@@ -1,0 +1,66 @@
+"""Submission tables (Alembic branch ``grading``): the submission row is the truth.
+
+A ``Submission`` is one learner attempt (``attempt_number`` counts per placement and user). Its
+grading is leased: ``grading_try`` counts tries (the job's ``attempt``), ``lease_expires_at`` is
+extended by worker heartbeats, and the reaper enqueues an expired lease again. ``GradingRun``
+has one row per (submission, try) that reported, which makes recording idempotent.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from lti_service.models import Base, LmsUser, Placement, UTCDateTime, utcnow
+
+# queued -> running -> graded | not_gradable   (infrastructure failures never reach "graded")
+STATUSES = ("queued", "running", "graded", "not_gradable")
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(String(255))
+    attempt_number: Mapped[int] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(Text)
+    source_sha256: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
+    outcome: Mapped[str | None] = mapped_column(String(30), nullable=True)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    max_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    feedback: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    grading_try: Mapped[int] = mapped_column(Integer, default=0)
+    infra_failures: Mapped[int] = mapped_column(Integer, default=0)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True,
+                                                              index=True)
+    lease_worker: Mapped[str] = mapped_column(String(255), default="")
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    graded_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    placement: Mapped[Placement] = relationship()
+    user: Mapped[LmsUser] = relationship()
+
+
+class GradingRun(Base):
+    """One reported try of a submission; the unique key makes a duplicate delivery a no-op."""
+
+    __tablename__ = "grading_runs"
+    __table_args__ = (UniqueConstraint("submission_id", "attempt"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    attempt: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(30))
+    worker: Mapped[str] = mapped_column(String(255), default="")
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,239 @@
+"""The submission path without Flask: store, enqueue, record results, reap expired leases.
+
+The submission row is the truth and the queue only transport: a row is committed before its
+job is enqueued, a lost or dropped job is found again by the reaper (its lease expired), and a
+result is recorded once per (submission, try), so at-least-once delivery is safe. A graded
+result, the placement's counted score and the outbox row (``record_score``) share one
+transaction, so a score reaches the LMS exactly when the grade exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from marshmallow import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from grader_worker.queue import Queues
+from grader_worker.result import ResultSchema
+from lti_service.models import LmsUser, Placement, utcnow
+from lti_service.services.scores import record_score
+from lti_service.submissions.models import GradingRun, Submission
+from lti_service.submissions.settings import GradingSettings
+
+logger = logging.getLogger(__name__)
+CHARGED = ("queued", "running", "graded")
+
+
+class SubmissionError(Exception):
+    """A submission cannot be accepted; the message says why and what to do."""
+
+
+def attempts_used(session: Session, placement_id: int, user_id: int) -> int:
+    return session.scalar(select(func.count()).select_from(Submission).where(
+        Submission.placement_id == placement_id, Submission.user_id == user_id,
+        Submission.status.in_(CHARGED))) or 0
+
+
+def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
+           user: LmsUser, exercise_id: str, source: str) -> Submission:
+    """Store the submission (committed), then enqueue its first grading try."""
+    used = attempts_used(session, placement.id, user.id)
+    if placement.max_attempts and used >= placement.max_attempts:
+        raise SubmissionError(f"you have used all {placement.max_attempts} attempts for this "
+                              "exercise; your counted score stays as shown below")
+    number = (session.scalar(select(func.max(Submission.attempt_number)).where(
+        Submission.placement_id == placement.id, Submission.user_id == user.id)) or 0) + 1
+    row = Submission(id=str(uuid.uuid4()), placement_id=placement.id, user_id=user.id,
+                     exercise_id=exercise_id, attempt_number=number, source=source,
+                     source_sha256=hashlib.sha256(source.encode()).hexdigest(),
+                     status="queued", feedback="", grading_try=1, infra_failures=0,
+                     lease_worker="", created_at=utcnow())
+    _lease(row, settings.queued_lease_s)
+    session.add(row)
+    session.commit()
+    logger.info("submission stored", extra={"submission_id": row.id, "attempt": number})
+    _enqueue(session, queues, settings, row)
+    return row
+
+
+def _lease(row: Submission, seconds: float, now: datetime | None = None) -> None:
+    row.lease_expires_at = (now or utcnow()) + timedelta(seconds=seconds)
+
+
+def _enqueue(session: Session, queues: Queues, settings: GradingSettings,
+             row: Submission) -> None:
+    """Send the row's current try; if the queue is down the row stays queued for the reaper."""
+    row.enqueued_at = utcnow()
+    session.commit()
+    try:
+        queues.enqueue_job({"submission_id": row.id, "attempt": row.grading_try,
+                            "exercise_id": row.exercise_id, "source": row.source,
+                            "limits": dict(settings.limits or {}), "enqueued_at": time.time()})
+    except Exception:  # noqa: BLE001 - any transport failure: the reaper sends it again
+        logger.exception("enqueue failed; the reaper will retry",
+                         extra={"submission_id": row.id, "attempt": row.grading_try})
+
+
+def handle_message(session: Session, queues: Queues, settings: GradingSettings,
+                   message: dict[str, Any]) -> str:
+    """Apply one message from the results queue; returns what was done (for logs and tests)."""
+    kind = message.get("kind") if isinstance(message, dict) else None
+    if kind in ("started", "heartbeat"):
+        return _touch(session, settings, message)
+    if kind == "result":
+        return record_result(session, queues, settings, message.get("result"))
+    logger.warning("unknown results message dropped", extra={"kind": str(kind)[:50]})
+    return "dropped"
+
+
+def _locked(session: Session, submission_id: Any) -> Submission | None:
+    if not isinstance(submission_id, str):
+        return None
+    return session.scalars(select(Submission).where(Submission.id == submission_id)
+                           .with_for_update()).first()
+
+
+def _touch(session: Session, settings: GradingSettings, message: dict[str, Any]) -> str:
+    row = _locked(session, message.get("submission_id"))
+    if row is None or row.status not in ("queued", "running") \
+            or row.grading_try != message.get("attempt"):
+        session.rollback()
+        return "stale"
+    now = utcnow()
+    row.status = "running"
+    row.heartbeat_at = now
+    row.lease_worker = str(message.get("worker", ""))[:255]
+    _lease(row, settings.running_lease_s, now)
+    session.commit()
+    return "running"
+
+
+def record_result(session: Session, queues: Queues, settings: GradingSettings,
+                  data: Any) -> str:
+    """Record a worker's result once; grade, retry (infrastructure) or ignore (duplicate)."""
+    try:
+        result = ResultSchema().load(data)
+    except ValidationError as exc:
+        logger.error("invalid result dropped", extra={"errors": str(exc.messages)[:500]})
+        return "invalid"
+    row = _locked(session, result["submission_id"])
+    if row is None:
+        session.rollback()
+        logger.warning("result for an unknown submission",
+                       extra={"submission_id": result["submission_id"]})
+        return "unknown"
+    if result["exercise_id"] != row.exercise_id:
+        session.rollback()
+        logger.error("result names another exercise", extra={"submission_id": row.id})
+        return "invalid"
+    session.add(GradingRun(submission_id=row.id, attempt=result["attempt"],
+                           outcome=result["outcome"], worker=result["environment"]["worker"],
+                           result=result, recorded_at=utcnow()))
+    try:
+        session.flush()
+    except IntegrityError:
+        session.rollback()
+        return "duplicate"
+    if row.status in ("graded", "not_gradable"):
+        session.commit()  # keep the run for the record; the first final result stands
+        return "late"
+    if result["outcome"] == "infrastructure_error":
+        return _retry(session, queues, settings, row, result["feedback"])
+    row.status = "graded"
+    row.outcome = result["outcome"]
+    row.score = float(result["score"])
+    row.max_score = float(result["max_score"])
+    row.feedback = result["feedback"]
+    row.result = result
+    row.graded_at = utcnow()
+    row.lease_expires_at = None
+    session.flush()
+    _post_counted_score(session, row)
+    session.commit()
+    logger.info("submission graded", extra={"submission_id": row.id, "outcome": row.outcome,
+                                            "score": row.score})
+    return "graded"
+
+
+def _retry(session: Session, queues: Queues, settings: GradingSettings, row: Submission,
+           why: str) -> str:
+    row.infra_failures += 1
+    if row.grading_try >= settings.max_tries:
+        row.status = "not_gradable"
+        row.lease_expires_at = None
+        row.feedback = ("We could not grade this submission after "
+                        f"{row.grading_try} tries (a problem on our side: {why[:300]}). It does "
+                        "not count as an attempt; please submit again later.")
+        session.commit()
+        logger.error("submission not gradable", extra={"submission_id": row.id})
+        return "not_gradable"
+    row.grading_try += 1
+    row.status = "queued"
+    _lease(row, settings.queued_lease_s)
+    session.commit()
+    _enqueue(session, queues, settings, row)
+    return "retried"
+
+
+def reap(session: Session, queues: Queues, settings: GradingSettings,
+         now: datetime | None = None) -> int:
+    """Send again every queued or running submission whose lease expired; return how many."""
+    now = now or utcnow()
+    ids = list(session.scalars(select(Submission.id).where(
+        Submission.status.in_(("queued", "running")), Submission.lease_expires_at < now)))
+    session.rollback()
+    count = 0
+    for submission_id in ids:
+        row = _locked(session, submission_id)
+        if row is None or row.status not in ("queued", "running") \
+                or row.lease_expires_at is None or row.lease_expires_at >= now:
+            session.rollback()
+            continue
+        logger.warning("lease expired; enqueuing again",
+                       extra={"submission_id": row.id, "attempt": row.grading_try,
+                              "worker": row.lease_worker})
+        _retry(session, queues, settings, row, "the grader stopped answering")
+        count += 1
+    return count
+
+
+def counted(session: Session, placement: Placement, user_id: int) -> Submission | None:
+    """The graded submission that counts under the placement's policy (first, last, best)."""
+    rows = list(session.scalars(select(Submission).where(
+        Submission.placement_id == placement.id, Submission.user_id == user_id,
+        Submission.status == "graded").order_by(Submission.attempt_number)))
+    if not rows:
+        return None
+    if placement.counting == "first":
+        return rows[0]
+    if placement.counting == "last":
+        return rows[-1]
+    return max(rows, key=lambda r: (r.score or 0.0, -r.attempt_number))
+
+
+def _post_counted_score(session: Session, row: Submission) -> None:
+    placement = session.get(Placement, row.placement_id)
+    user = session.get(LmsUser, row.user_id)
+    assert placement is not None and user is not None
+    chosen = counted(session, placement, row.user_id)
+    if chosen is None or not chosen.max_score:
+        return
+    record_score(session, placement=placement, user=user, score=chosen.score or 0.0,
+                 max_score=chosen.max_score, activity_progress="Completed",
+                 grading_progress="FullyGraded",
+                 comment=f"Attempt {chosen.attempt_number}: {chosen.feedback}"[:1000],
+                 source=f"exercise:{chosen.id}")
+
+
+def history(session: Session, placement_id: int, user_id: int) -> list[Submission]:
+    return list(session.scalars(select(Submission).where(
+        Submission.placement_id == placement_id, Submission.user_id == user_id)
+        .order_by(Submission.attempt_number.desc())))

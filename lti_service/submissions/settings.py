@@ -1,0 +1,30 @@
+"""Timings and limits of the submission path. Defaults suit one machine; tests and the
+``pathways consumer`` options override them (no environment is read here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+MAX_SOURCE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class GradingSettings:
+    queued_lease_s: float = 900.0
+    """How long a job may wait in the queue before the reaper sends it again (a lost message)."""
+    running_lease_s: float = 30.0
+    """A running job's lease, renewed by each worker heartbeat (worker default: every 5 s)."""
+    max_tries: int = 3
+    """Grading tries (worker deaths and infrastructure errors) before "not gradable"."""
+    max_source_bytes: int = MAX_SOURCE_BYTES
+    """Largest main.py accepted."""
+    limits: dict[str, Any] | None = None
+    """Sandbox limits sent with each job (None: the worker's defaults)."""
+
+    def with_overrides(self, data: dict[str, Any] | None) -> GradingSettings:
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(data or {}) - known)
+        if unknown:
+            raise ValueError(f"grading settings: unknown {unknown}; known: {sorted(known)}")
+        return replace(self, **(data or {}))

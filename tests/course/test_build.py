@@ -1,0 +1,205 @@
+"""`pathways course build` for real, on a copy of the course content: site pages for every
+lesson, executed notebooks, exercise downloads, a learner ZIP whose commands work as a new
+learner runs them, and rebuilds that redo only what changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course import load_course
+from course.build import BuildReport, build_site, plan
+from course.build.builder import REQUIREMENTS
+from course.loader import CONTENT_ROOT
+from course.model import Course
+from course.render import STAGES
+from tests.course.test_render import parse
+
+SOURCE = CONTENT_ROOT
+LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
+ZIP = "downloads/jax-pathways-learner.zip"
+ENV = {**os.environ, "JAX_PLATFORMS": "cpu"}
+
+
+@dataclass(frozen=True)
+class Built:
+    root: Path
+    course: Course
+    out: Path
+    report: BuildReport
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    base = tmp_path_factory.mktemp("build")
+    root = base / "content"
+    shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    course = load_course(root)
+    out = base / "site"
+    report = build_site(course, out)
+    return Built(root, course, out, report)
+
+
+def copy_of(built: Built, tmp_path: Path) -> tuple[Path, Path]:
+    """A private copy of the content and of the built output, for tests that change them."""
+    root, out = tmp_path / "content", tmp_path / "site"
+    shutil.copytree(built.root, root)
+    shutil.copytree(built.out, out)
+    return root, out
+
+
+def test_first_build_makes_every_output(built: Built) -> None:
+    names = [t.name for t in plan(built.course)]
+    assert sorted(built.report.built) == sorted(names) and not built.report.reused
+    assert all((built.out / name).is_file() for name in names)
+
+
+def test_site_has_a_page_per_lesson_and_the_project(built: Built) -> None:
+    index = (built.out / "index.html").read_text()
+    parse(index)
+    css = (built.out / "style.css").read_text()
+    assert "prefers-color-scheme: dark" in css and "#theme-toggle" in css
+    assert len(built.course.lessons()) >= 2
+    for lesson in built.course.lessons():
+        assert f'href="lessons/{lesson.id}.html"' in index
+        page = (built.out / "lessons" / f"{lesson.id}.html").read_text()
+        tree = parse(page)
+        stages = [text for level, text in tree.headings if level == 2]
+        assert [s.split(" · ", 1)[1] for s in stages] == [title for _, title in STAGES]
+        assert 'href="../style.css"' in page and 'id="theme-toggle"' in page
+        img = next(attrs for tag, attrs in tree.tags if tag == "img")
+        assert img["alt"] == lesson.figure.alt and (built.out / "lessons" / img["src"]).is_file()
+        for tag, attrs in tree.tags:  # every relative link of the page resolves in the site
+            href = attrs.get("href") or attrs.get("src")
+            if tag in {"a", "img", "link"} and href and not href.startswith(("http", "#")):
+                assert (built.out / "lessons" / href).resolve().is_file(), (lesson.id, href)
+    project = built.course.phases[0].project
+    assert project is not None
+    page = (built.out / "projects" / f"{project.slug}.html").read_text()
+    assert "Audit masked batch moments" in page and "--implementation starter" in page
+    assert f'href="projects/{project.slug}.html"' in index
+
+
+def test_notebooks_are_valid_and_executed(built: Built) -> None:
+    for lesson in built.course.lessons():
+        nb = nbformat.read(built.out / "notebooks" / f"{lesson.id}.ipynb", as_version=4)
+        nbformat.validate(nb)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        assert len(code) >= len(lesson.steps) + len(lesson.experiments) + 1
+        assert all(c.execution_count for c in code), lesson.id
+        assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+        assert any("image/png" in o.get("data", {}) for o in code[-1].outputs), lesson.id
+        printed = "".join(o.get("text", "") for c in code for o in c.outputs)
+        assert printed.strip(), f"{lesson.id}: no cell printed anything"
+
+
+def test_exercise_downloads_hold_main_and_every_starter(built: Built) -> None:
+    for lesson in built.course.lessons():
+        script = (built.out / "exercises" / f"{lesson.id}.py").read_text()
+        assert lesson.main_code.strip() in script
+        nb = nbformat.read(built.out / "exercises" / f"{lesson.id}.ipynb", as_version=4)
+        nbformat.validate(nb)
+        yours = [c for c in nb.cells if c.cell_type == "markdown" and "Make it yours" in c.source]
+        assert len(yours) == len(lesson.exercises)
+        for ex in lesson.exercises:
+            assert ex.starter_code.strip() in script
+            assert ex.solution_code.strip() not in script
+            assert any(ex.starter_code.strip() == c.source for c in nb.cells)
+
+
+def test_learner_zip_works_for_a_new_learner(built: Built, tmp_path: Path) -> None:
+    with zipfile.ZipFile(built.out / ZIP) as zf:
+        names = zf.namelist()
+        zf.extractall(tmp_path)
+    assert not [n for n in names if Path(n).name in {"solution.py", "checks.py"}]
+    assert not [n for n in names if "/solution/" in n]
+    for lesson in built.course.lessons():
+        assert f"{lesson.relpath}/code/main.py" in names
+        assert f"exercises/{lesson.id}.py" in names and f"exercises/{lesson.id}.ipynb" in names
+        for ex in lesson.experiments:
+            assert f"{lesson.relpath}/experiments/{ex.slug}.py" in names
+        assert f"{lesson.relpath}/figure/data.json" in names
+    for name in ("run.py", "README.md", "starter/model.py"):
+        assert f"projects/arrays-audit/{name}" in names
+    requirements = (tmp_path / "requirements-cpu.txt").read_text()
+    pins = {line.split("==")[0] for line in requirements.splitlines() if "==" in line}
+    assert {"jax", "jaxlib", "numpy", "matplotlib"} <= pins
+    assert not pins & {"Flask", "SQLAlchemy", "pytest", "huey", "PyLTI1p3"}
+    assert requirements.strip() in REQUIREMENTS.read_text()
+
+    run = subprocess.run([sys.executable, f"{LESSON_04}/code/main.py"], cwd=tmp_path, env=ENV,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "Original:" in run.stdout and "Set:" in run.stdout and "Add:" in run.stdout
+    project = subprocess.run(
+        [sys.executable, "projects/arrays-audit/run.py", "--implementation", "starter",
+         "--stage", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert project.returncode == 2 and "TODO 1" in project.stderr
+    solution = subprocess.run(
+        [sys.executable, "projects/arrays-audit/run.py", "--implementation", "solution"],
+        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert solution.returncode != 0 and "not in the learner download" in solution.stderr
+
+
+def test_second_build_reuses_everything(built: Built, tmp_path: Path) -> None:
+    root, out = copy_of(built, tmp_path)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    again = build_site(load_course(root), out)
+    assert again.built == [] and sorted(again.reused) == sorted(built.report.built)
+    assert again.seconds < 0.2 * built.report.seconds
+    after = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    assert {p: t for p, t in after.items() if p.name != ".build-cache.json"} == {
+        p: t for p, t in before.items() if p.name != ".build-cache.json"}
+
+
+def test_changing_one_lesson_rebuilds_only_its_outputs(built: Built, tmp_path: Path) -> None:
+    root, out = copy_of(built, tmp_path)
+    lesson_md = root / LESSON_04 / "lesson.md"
+    other = next(lesson for lesson in built.course.lessons() if lesson.id != "arrays-04")
+    # Touching a file (new mtime, same bytes) changes nothing; editing the text does.
+    os.utime(root / other.relpath / "lesson.md")
+    lesson_md.write_text(lesson_md.read_text() + "\n\nA sentence added by the rebuild test.\n")
+    course = load_course(root)
+    report = build_site(course, out)
+    owners = {t.name: t.owner for t in plan(course)}
+    assert "lessons/arrays-04.html" in report.built
+    assert "notebooks/arrays-04.ipynb" in report.built
+    stray = [n for n in report.built if owners[n] != "arrays-04" and n != ZIP]
+    assert not stray, f"rebuilt outputs of other lessons: {stray}"
+    assert "A sentence added by the rebuild test." in (out / "lessons/arrays-04.html").read_text()
+    assert f"lessons/{other.id}.html" in report.reused
+
+
+def test_cli_build_reports_progress_and_the_no_change_fast_path(
+        built: Built, tmp_path: Path) -> None:
+    root, out = copy_of(built, tmp_path)
+    command = [str(Path(sys.executable).parent / "pathways"), "course", "build",
+               "--root", str(root), "--out", str(out)]
+    first = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert "reused lessons/arrays-04.html" in first.stdout and "0 built" in first.stdout
+    second = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert "unchanged" in second.stdout and "0 built" in second.stdout
+    manifest = json.loads((out / ".build-cache.json").read_text())
+    assert manifest["@tree"] and "index.html" in manifest
+
+
+def test_cli_build_reports_bad_content_clearly(built: Built, tmp_path: Path) -> None:
+    root, out = copy_of(built, tmp_path)
+    (root / LESSON_04 / "lesson.md").write_text("no front matter here\n")
+    command = [str(Path(sys.executable).parent / "pathways"), "course", "build",
+               "--root", str(root), "--out", str(out)]
+    result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "lesson.md" in result.stderr and "fix:" in result.stderr
+    assert (out / "lessons/arrays-04.html").is_file(), "a failed build loses nothing built"

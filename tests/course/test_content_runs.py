@@ -1,0 +1,29 @@
+"""Every code block of every lesson runs and reproduces its recorded output.
+
+Parametrized over the loaded course, so a new lesson (or experiment, or exercise) is covered
+without touching this file. Ids read like ``arrays-04/experiment/name-rebinding``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from course import ContentError, load_course
+from course.tools.checking import Item, plan, run_item
+
+
+def _params() -> list:
+    try:
+        course = load_course()
+    except ContentError as exc:
+        return [pytest.param(str(exc), id="course-content-is-invalid")]
+    return [pytest.param(item, id=item.id) for item in plan(course)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", _params())
+def test_item_runs_and_matches_its_record(item: Item | str):
+    if isinstance(item, str):
+        pytest.fail(f"the course does not load, so its code cannot be checked:\n{item}")
+    result = run_item(item)
+    assert result.ok, f"{item.id}: {result.detail}"

@@ -1,0 +1,136 @@
+"""The check and record tools catch what they promise to catch (real subprocesses, real JAX)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from course import cli as course_cli
+from course import load_course
+from course.cli import course
+from course.tools.checking import Item, run_item
+from tests.course.conftest import LESSON_04
+
+
+def item(root: Path, kind: str, slug: str = "") -> Item:
+    return Item(load_course(root).lesson("arrays-04"), kind, slug)
+
+
+def test_validate_passes_on_valid_content(lesson04_course: Path):
+    result = CliRunner().invoke(course, ["validate", "--root", str(lesson04_course)])
+    assert result.exit_code == 0, result.output
+    assert "1 lesson(s), 3 exercise(s)" in result.output
+
+
+def test_validate_lists_every_problem_with_file_field_and_fix(lesson04_course: Path):
+    md = lesson04_course / LESSON_04 / "lesson.md"
+    md.write_text(md.read_text().replace("hardware: cpu", "hardware: abacus\ncolour: red"))
+    result = CliRunner().invoke(course, ["validate", "--root", str(lesson04_course)])
+    assert result.exit_code == 1
+    assert f"{LESSON_04}/lesson.md: hardware (line 8): Must be one of: cpu, gpu, tpu." in (
+        result.output)
+    assert f"{LESSON_04}/lesson.md: colour (line 9): Unknown field." in result.output
+    assert "fix: remove `colour`" in result.output
+    assert "2 problems: the content is not valid" in result.output
+
+
+def test_unknown_lesson_is_a_clear_usage_error(lesson04_course: Path):
+    result = CliRunner().invoke(course, ["check", "--root", str(lesson04_course),
+                                         "--lesson", "arrays-77"])
+    assert result.exit_code == 2 and "no lesson 'arrays-77'; the lessons are: arrays-04" in (
+        result.output)
+
+
+def test_missing_build_module_does_not_break_the_group(monkeypatch: pytest.MonkeyPatch,
+                                                       lesson04_course: Path):
+    monkeypatch.setitem(course_cli.LAZY, "build", ("course.no_such_module.cli:build", "Build."))
+    runner = CliRunner()
+    assert runner.invoke(course, ["--help"]).exit_code == 0
+    result = runner.invoke(course, ["build"])
+    assert result.exit_code == 1 and "`course build` is not available" in result.output
+    assert runner.invoke(course, ["validate", "--root", str(lesson04_course)]).exit_code == 0
+
+
+@pytest.mark.slow
+def test_check_fails_when_printed_output_drifts_from_the_receipt(lesson04_course: Path):
+    main = lesson04_course / LESSON_04 / "code/main.py"
+    main.write_text(main.read_text().replace('print("Set:", y)', 'print("Set now:", y)'))
+    result = CliRunner().invoke(course, ["check", "--root", str(lesson04_course), "--kind",
+                                         "main"])
+    assert result.exit_code == 1
+    assert "FAIL arrays-04/main" in result.output
+    assert "-Set: [ 1. 20.  3.  4.]" in result.output
+    assert "+Set now: [ 1. 20.  3.  4.]" in result.output
+    assert "1 of 1 item(s) failed" in result.output
+
+
+@pytest.mark.slow
+def test_record_rewrites_the_receipt_and_figure(lesson04_course: Path):
+    folder = lesson04_course / LESSON_04
+    main = folder / "code/main.py"
+    main.write_text(main.read_text().replace('print("Set:", y)', 'print("Set now:", y)'))
+    (folder / "figure/figure.png").unlink()
+    result = CliRunner().invoke(course, ["record", "--root", str(lesson04_course), "--lesson",
+                                         "arrays-04"])
+    assert result.exit_code == 0, result.output
+    receipt = json.loads((folder / "receipt.json").read_text())
+    assert receipt["output"].splitlines() == [
+        "Original: [1. 2. 3. 4.]", "Set now: [ 1. 20.  3.  4.]", "Add: [6. 2. 8. 4.]",
+        "PASS: arrays-04"]
+    assert receipt["provenance"]["jax"] == "0.10.2"
+    assert receipt["provenance"]["backend"] == "cpu"
+    assert (folder / "figure/figure.png").stat().st_size > 1000
+    assert run_item(item(lesson04_course, "main")).ok
+
+
+@pytest.mark.slow
+def test_record_keeps_the_receipt_when_main_py_fails(lesson04_course: Path):
+    folder = lesson04_course / LESSON_04
+    before = (folder / "receipt.json").read_text()
+    main = folder / "code/main.py"
+    main.write_text(main.read_text() + "raise SystemExit(3)\n")
+    result = CliRunner().invoke(course, ["record", "--root", str(lesson04_course)])
+    assert result.exit_code == 1 and "receipt.json kept" in result.output
+    assert (folder / "receipt.json").read_text() == before
+
+
+@pytest.mark.slow
+def test_figure_check_compares_data_with_the_record(lesson04_course: Path):
+    data_path = lesson04_course / LESSON_04 / "figure/data.json"
+    record = json.loads(data_path.read_text())
+    record["data"]["values"][1][1] = 21.0
+    data_path.write_text(json.dumps(record))
+    result = run_item(item(lesson04_course, "figure"))
+    assert not result.ok
+    assert "data.values[1][1]: 21.0 recorded, 20.0 now" in result.detail
+
+
+@pytest.mark.slow
+def test_starter_that_scores_full_marks_is_caught(lesson04_course: Path):
+    exercise = lesson04_course / LESSON_04 / "exercises/mask-tail"
+    shutil.copy(exercise / "solution.py", exercise / "starter.py")
+    result = run_item(item(lesson04_course, "starter", "mask-tail"))
+    assert not result.ok and "already scores full marks (5/5)" in result.detail
+
+
+@pytest.mark.slow
+def test_starter_failing_outside_a_todo_line_is_caught(lesson04_course: Path):
+    starter = lesson04_course / LESSON_04 / "exercises/mask-tail/starter.py"
+    starter.write_text("masked = x.reshape(3)\n" + starter.read_text())
+    result = run_item(item(lesson04_course, "starter", "mask-tail"))
+    assert not result.ok and "a line without a TODO" in result.detail
+    assert "masked = x.reshape(3)" in result.detail
+
+
+@pytest.mark.slow
+def test_wrong_reference_solution_is_caught(lesson04_course: Path):
+    solution = lesson04_course / LESSON_04 / "exercises/mask-tail/solution.py"
+    solution.write_text("masked = x.at[3:].set(0.)\n")
+    result = run_item(item(lesson04_course, "solution", "mask-tail"))
+    assert not result.ok
+    assert "reference solution scores 3/5" in result.detail
+    assert "`masked` is [1. 2. 3. 0.], expected [1. 2. 0. 0.]" in result.detail

@@ -1,0 +1,222 @@
+"""Every launch check, with a token we sign ourselves as the platform (or as an impostor).
+
+Each rejected launch answers 400 with its reason and changes nothing recorded. A control case
+proves the same crafted launch is accepted when nothing is wrong, so these tests can fail.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import jwt
+import pytest
+from lti1p3platform.registration import Registration
+from sqlalchemy import func, select
+
+from devlms.browser import Browser
+from devlms.config import new_private_key_pem, public_pem
+from lti_service.models import (
+    CheckpointAttempt,
+    LmsContext,
+    LmsUser,
+    Placement,
+    ScoreOutbox,
+    UsedNonce,
+)
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+TABLES = (LmsUser, LmsContext, Placement, UsedNonce, CheckpointAttempt, ScoreOutbox)
+
+
+def counts(stack) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    with stack.db() as session:
+        return {t.__tablename__: session.scalar(select(func.count()).select_from(t))
+                for t in TABLES}
+
+
+def login(stack, browser: Browser) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    cfg = stack.lms_config
+    r = browser.http.get(stack.tool_url + "/lti/login", allow_redirects=False, params={
+        "iss": cfg.issuer, "login_hint": "alice", "target_link_uri": cfg.tool_launch_url,
+        "lti_message_hint": "crafted", "client_id": cfg.client_id})
+    assert r.status_code == 302, r.text
+    query = parse_qs(urlparse(r.headers["Location"]).query)
+    return query["nonce"][0], query["state"][0]
+
+
+def claims(stack, nonce: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    cfg = stack.lms_config
+    now = int(time.time())
+    return {
+        "iss": cfg.issuer, "aud": cfg.client_id, "azp": cfg.client_id, "sub": "alice",
+        "iat": now, "exp": now + 300, "nonce": nonce, "name": "Alice Learner",
+        CLAIM + "message_type": "LtiResourceLinkRequest", CLAIM + "version": "1.3.0",
+        CLAIM + "deployment_id": cfg.deployment_id,
+        CLAIM + "target_link_uri": cfg.tool_launch_url,
+        CLAIM + "resource_link": {"id": "crafted-link"},
+        CLAIM + "roles": [LEARNER],
+        CLAIM + "context": {"id": cfg.context_id, "title": "Crafted"},
+        CLAIM + "custom": {"content_id": "arrays-04.checkpoint"},
+    }
+
+
+def platform_kid(stack) -> str:  # type: ignore[no-untyped-def]
+    return Registration.get_jwk(public_pem(stack.lms_config.private_key_pem))["kid"]
+
+
+def sign(stack, body: dict[str, Any], *, key: str | None = None,  # type: ignore[no-untyped-def]
+         kid: str | None = None) -> str:
+    return jwt.encode(body, key or stack.lms_config.private_key_pem, algorithm="RS256",
+                      headers={"kid": kid or platform_kid(stack)})
+
+
+def post(stack, browser: Browser, token: str, state: str):  # type: ignore[no-untyped-def]
+    return browser.http.post(stack.tool_url + "/lti/launch", data={"id_token": token,
+                                                                  "state": state},
+                             allow_redirects=False, timeout=30)
+
+
+def test_crafted_launch_is_accepted_when_nothing_is_wrong(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    browser = Browser()
+    nonce, state = login(sqlite_stack, browser)
+    r = post(sqlite_stack, browser, sign(sqlite_stack, claims(sqlite_stack, nonce)), state)
+    assert r.status_code == 302, r.text
+    assert "/learn/" in r.headers["Location"]
+    assert counts(sqlite_stack)["used_nonces"] == 1
+
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(key: str, value: Any) -> Mutation:
+    return lambda body: body.__setitem__(key, value)
+
+
+def _drop(key: str) -> Mutation:
+    return lambda body: body.pop(key)
+
+
+CASES: dict[str, tuple[Mutation, str]] = {
+    "wrong iss": (_set("iss", "https://evil.example"), "registration"),
+    "wrong aud": (_set("aud", "someone-else"), "registration"),
+    "aud list without azp": (lambda b: (b.__setitem__("aud", [b["aud"], "other"]),
+                                        b.pop("azp")), "azp is missing"),
+    "azp mismatch": (_set("azp", "someone-else"), "azp"),
+    "expired exp": (lambda b: b.update(exp=int(time.time()) - 60,
+                                       iat=int(time.time()) - 400), "expired"),
+    "future iat": (lambda b: b.update(iat=int(time.time()) + 3600,
+                                      exp=int(time.time()) + 7200), "not yet valid"),
+    "missing exp": (_drop("exp"), "exp"),
+    "unknown deployment": (_set(CLAIM + "deployment_id", "nope"), "deployment"),
+    "wrong message type": (_set(CLAIM + "message_type", "LtiStartProctoring"),
+                           "unrecognized message type"),
+    "data privacy message": (lambda b: (b.__setitem__(CLAIM + "message_type",
+                                                      "DataPrivacyLaunchRequest"),
+                                        b.pop(CLAIM + "resource_link"), b.pop(CLAIM + "context"),
+                                        b.__setitem__(CLAIM + "for_user", {"user_id": "alice"})),
+                             "not supported"),
+    "submission review message": (_set(CLAIM + "message_type", "LtiSubmissionReviewRequest"),
+                                  "grade services"),
+    "wrong version": (_set(CLAIM + "version", "1.1.0"), "version"),
+    "missing roles": (_drop(CLAIM + "roles"), "Roles"),
+    "missing sub": (_drop("sub"), "sub"),
+    "unknown nonce": (_set("nonce", "never-issued"), "Nonce"),
+    "unknown content id": (_set(CLAIM + "custom", {"content_id": "arrays-99.checkpoint"}),
+                           "arrays-99.checkpoint"),
+    "no context": (_drop(CLAIM + "context"), "context"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_claims_are_rejected_and_change_nothing(sqlite_stack, case: str) -> None:  # type: ignore[no-untyped-def]
+    mutate, reason = CASES[case]
+    browser = Browser()
+    nonce, state = login(sqlite_stack, browser)
+    before = counts(sqlite_stack)
+    body = claims(sqlite_stack, nonce)
+    mutate(body)
+    r = post(sqlite_stack, browser, sign(sqlite_stack, body), state)
+    assert r.status_code == 400, (case, r.status_code, r.text[:300])
+    assert reason.lower() in r.text.lower(), (case, r.text[:500])
+    assert counts(sqlite_stack) == before
+
+
+def test_bad_signature_unknown_kid_and_malformed_jwt(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    stack = sqlite_stack
+    impostor = new_private_key_pem()
+    before = counts(stack)
+    for label, make, reason in [
+        ("bad signature", lambda b: sign(stack, b, key=impostor), "signature"),
+        ("unknown kid", lambda b: sign(stack, b, kid="kid-nobody-published"), "public key"),
+        ("two parts", lambda b: "abc.def", "3 parts"),
+        ("garbage", lambda b: "a.b.c", "be decoded"),
+        ("unsigned", lambda b: jwt.encode(b, "", algorithm="none",
+                                          headers={"kid": platform_kid(stack)}), "public key"),
+    ]:
+        browser = Browser()
+        nonce, state = login(stack, browser)
+        r = post(stack, browser, make(claims(stack, nonce)), state)
+        assert r.status_code == 400, (label, r.text[:300])
+        assert reason.lower() in r.text.lower(), (label, r.text[:400])
+    assert counts(stack) == before
+
+
+def test_bad_state_is_rejected(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    browser = Browser()
+    nonce, _state = login(sqlite_stack, browser)
+    before = counts(sqlite_stack)
+    r = post(sqlite_stack, browser, sign(sqlite_stack, claims(sqlite_stack, nonce)),
+             "state-" + str(uuid.uuid4()))
+    assert r.status_code == 400
+    assert "state" in r.text.lower()
+    assert counts(sqlite_stack) == before
+
+
+def test_nonce_replay_is_refused(sqlite_stack, caplog) -> None:  # type: ignore[no-untyped-def]
+    browser = Browser()
+    nonce, state = login(sqlite_stack, browser)
+    token = sign(sqlite_stack, claims(sqlite_stack, nonce))
+    assert post(sqlite_stack, browser, token, state).status_code == 302
+    after_first = counts(sqlite_stack)
+    again = post(sqlite_stack, browser, token, state)
+    assert again.status_code == 400
+    assert "replay" in again.text
+    assert counts(sqlite_stack) == after_first
+    assert token not in caplog.text, "a log line carries the id_token"
+
+
+def test_blocked_cookies_get_a_new_window_that_works(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    stack = sqlite_stack
+    link = stack.deep_link(["arrays-04"])[0]
+    before = counts(stack)
+    framed = Browser(block_cookies=True)
+    page = stack.launch(framed, link["id"], "bob")
+    assert page.status_code == 200
+    assert 'id="new-window"' in page.text and 'target="_blank"' in page.text
+    assert counts(stack) == before
+    href = page.text.split('id="new-window" href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+    window = Browser()
+    opened = window.get(href)
+    assert opened.status_code == 200, opened.text[:400]
+    assert "After y = x.at[1].set(20.)" in opened.text
+    assert counts(stack)["placements"] == before["placements"] + 1
+
+
+def test_expired_protocol_rows_are_purged_at_login(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from lti_service.models import LtiStorage, utcnow
+
+    stack = sqlite_stack
+    with stack.db() as session:
+        session.add(LtiStorage(key="lti1p3-old", value=True,
+                               expires_at=utcnow() - timedelta(seconds=1)))
+        session.commit()
+    login(stack, Browser())
+    with stack.db() as session:
+        assert session.get(LtiStorage, "lti1p3-old") is None
