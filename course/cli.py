@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 
-from course.errors import ContentError
-from course.loader import load_course
-from course.model import Course
+from course.errors import ContentError, Problem
+from course.loader import load_course, load_course_partial
+from course.model import Course, Lesson
 
 log = logging.getLogger(__name__)
 
@@ -67,16 +67,32 @@ def _unavailable(name: str, exc: Exception) -> click.Command:
 
 
 def _load(root: Path | None, lesson_id: str | None) -> Course:
+    """The course; with --lesson, problems confined to other lessons are only warned about."""
     try:
-        course = load_course(root)
+        course, problems = load_course_partial(root)
     except ContentError as exc:
         _print_problems(exc)
         sys.exit(1)
+    if problems:
+        lesson = course.lesson(lesson_id) if lesson_id else None
+        own = lesson is None or [p for p in problems if _concerns(p, lesson, course)]
+        if own:
+            _print_problems(ContentError(problems))
+            sys.exit(1)
+        click.echo(f"warning: {len(problems)} problem(s) elsewhere in the content (run "
+                   "`pathways course validate`); going on with this lesson", err=True)
     if lesson_id is not None and course.lesson(lesson_id) is None:
         known = ", ".join(x.id for x in course.lessons())
         raise click.BadParameter(f"no lesson {lesson_id!r}; the lessons are: {known}",
                                  param_hint="--lesson")
     return course
+
+
+def _concerns(problem: Problem, lesson: Lesson, course: Course) -> bool:
+    """Whether a problem is in the lesson's own files (or in the course-wide files)."""
+    folder = str(lesson.dir.relative_to(course.root))
+    return problem.file.startswith(folder + "/") or "/" not in problem.file.replace(
+        f"phases/{lesson.phase_id}/phase.yaml", "phase.yaml")
 
 
 def _print_problems(exc: ContentError) -> None:
@@ -97,7 +113,11 @@ def course() -> None:
 @ROOT
 def validate(root: Path | None) -> None:
     """Check every content file against its schema and each other (no code runs)."""
-    loaded = _load(root, None)
+    try:
+        loaded = load_course(root)
+    except ContentError as exc:
+        _print_problems(exc)
+        sys.exit(1)
     lessons = loaded.lessons()
     click.echo(f"valid: {len(loaded.phases)} phase(s), {len(lessons)} lesson(s), "
                f"{sum(len(x.exercises) for x in lessons)} exercise(s)")

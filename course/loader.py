@@ -123,6 +123,18 @@ def load_course(root: Path | None = None) -> Course:
 
     Raises ContentError listing every problem found in every file.
     """
+    course, problems = load_course_partial(root)
+    if problems:
+        raise ContentError(problems)
+    return course
+
+
+def load_course_partial(root: Path | None = None) -> tuple[Course, list[Problem]]:
+    """The lessons that load, and every problem found.
+
+    For tools working on one lesson (`check --lesson`) while another is unfinished. Raises
+    ContentError only when course.yaml itself is unusable.
+    """
     root = (root or CONTENT_ROOT).resolve()
     problems: list[Problem] = []
     data, doc = _yaml_file(root / "course.yaml", "course", CourseSchema(), root, problems,
@@ -144,7 +156,6 @@ def load_course(root: Path | None = None) -> Course:
     course = Course(data["title"], data["version"], root,
                     tuple(p for p in phases if p is not None))
     _cross_checks(course, problems)
-    if problems:
-        raise ContentError(problems)
-    log.debug("loaded %d lessons from %s", len(course.lessons()), root)
-    return course
+    log.debug("loaded %d lessons from %s (%d problems)", len(course.lessons()), root,
+              len(problems))
+    return course, problems

@@ -29,6 +29,10 @@ class GraderConfig:
     """PATHWAYS_GRADER_CGROUP_ROOT: parent cgroup for per-run cgroups (auto-detected)."""
     run_uid: int
     """PATHWAYS_GRADER_UID: the unprivileged uid runs use when the worker is root."""
+    course_root: Path | None = None
+    """COURSE_ROOT: the course content (default: the packaged course), as for the service."""
+    warm: bool = False
+    """PATHWAYS_GRADER_WARM=1: fork runs from a warm sandboxed parent (JAX imported once)."""
 
 
 def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
@@ -42,4 +46,6 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
         heartbeat_s=float(env.get("PATHWAYS_GRADER_HEARTBEAT_S", "5")),
         cgroup_root=env.get("PATHWAYS_GRADER_CGROUP_ROOT") or None,
         run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
+        course_root=Path(env["COURSE_ROOT"]).resolve() if env.get("COURSE_ROOT") else None,
+        warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
     )

@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,27 +30,32 @@ logger = logging.getLogger(__name__)
 
 
 @functools.cache
-def _course():  # noqa: ANN202 - course.Course, imported lazily
+def _course(root: Path | None):  # noqa: ANN202 - course.Course, imported lazily
     from course import load_course
 
-    return load_course()
+    return load_course(root)
 
 
-def course_checks(exercise_id: str) -> Path:
-    """The checks.py of ``exercise_id`` in the packaged course; GraderError if unknown."""
-    found = _course().exercise(exercise_id)
-    if found is None:
-        raise GraderError(f"exercise {exercise_id!r} is not in this worker's course: update the "
-                          "worker to the service's course version")
-    return found[1].checks_path
+def course_checks_resolver(root: Path | None) -> Callable[[str], Path]:
+    """exercise id -> its checks.py in the course at ``root`` (None: the packaged course)."""
+
+    def checks_for(exercise_id: str) -> Path:
+        found = _course(root).exercise(exercise_id)
+        if found is None:
+            raise GraderError(f"exercise {exercise_id!r} is not in this worker's course: "
+                              "update the worker to the service's course version")
+        return found[1].checks_path
+
+    return checks_for
 
 
 class GraderWorker:
-    def __init__(self, config: GraderConfig, queues: Queues, *, checks_for=course_checks,
+    def __init__(self, config: GraderConfig, queues: Queues, *,
+                 checks_for: Callable[[str], Path] | None = None,
                  ceiling: Limits | None = None) -> None:
         self.config = config
         self.queues = queues
-        self.checks_for = checks_for
+        self.checks_for = checks_for or course_checks_resolver(config.course_root)
         self.ceiling = ceiling
         self.id = f"{socket.gethostname()}:{os.getpid()}"
         self.runner = SandboxRunner(config, HARNESS_PATH)

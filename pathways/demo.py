@@ -6,9 +6,11 @@ start finds the same database, queue and keys. Each child gets its own process g
 file; Ctrl-C or SIGTERM stops them in order (the LMS and the web first, the queue's readers
 last) and waits for every one, so nothing is left running.
 
-Host names: the tool is served as ``http://localhost``, the LMS as ``http://127.0.0.1``. Both
-are secure contexts in browsers, so ``SameSite=None; Secure`` cookies work without TLS, and they
-are different *sites*, so the LMS iframe really is a third-party frame, as in production.
+Host names: the tool and the LMS are both ``http://localhost`` (two ports). That makes them one
+*site*, so the tool's login cookie reaches it inside the LMS iframe over plain HTTP, with no
+certificate to install, even in browsers that block third-party cookies (Chromium does by
+default). The real cross-site case (TLS, ``SameSite=None; Secure``, the new-window fallback) is
+what the local stack and the browser tests run: deploy/local/stack.sh, tests/e2e.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def children(settings: DemoSettings) -> list[Child]:
         Child("tool service", pathways_argv("serve", "--host", "127.0.0.1",
                                             "--port", str(settings.tool_port)),
               port=settings.tool_port),
-        Child("local LMS", [sys.executable, "-m", "devlms", "--host", "127.0.0.1",
+        Child("local LMS", [sys.executable, "-m", "devlms", "--host", settings.lms_host,
                             "--port", str(settings.lms_port), "--tool", settings.tool_url],
               port=settings.lms_port),
     ]
@@ -264,7 +266,7 @@ Ctrl-C stops everything.
 
 def settings_from(state_dir: str, tool_port: int, lms_port: int) -> DemoSettings:
     return DemoSettings(state_dir=Path(state_dir).resolve(), tool_host="localhost",
-                        lms_host="127.0.0.1", tool_port=tool_port, lms_port=lms_port)
+                        lms_host="localhost", tool_port=tool_port, lms_port=lms_port)
 
 
 @click.command()

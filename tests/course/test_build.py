@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_render import parse
 
 from course import load_course
 from course.build import BuildReport, build_site, plan
@@ -22,7 +23,6 @@ from course.build.builder import REQUIREMENTS
 from course.loader import CONTENT_ROOT
 from course.model import Course
 from course.render import STAGES
-from tests.course.test_render import parse
 
 SOURCE = CONTENT_ROOT
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"

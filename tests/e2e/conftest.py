@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import requests
 
 from devlms.server import free_port
 
@@ -73,7 +76,7 @@ def start_demo() -> Iterator[Callable[[Path], DemoProcess]]:
             start_new_session=True,
         )
         demo = DemoProcess(process, f"http://localhost:{ports['tool']}",
-                           f"http://127.0.0.1:{ports['lms']}")
+                           f"http://localhost:{ports['lms']}")
         assert process.stdout is not None
         stdout = process.stdout
         threading.Thread(target=lambda: demo.lines.extend(iter(stdout.readline, "")),
@@ -95,3 +98,116 @@ def start_demo() -> Iterator[Callable[[Path], DemoProcess]]:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# --- the local stack (deploy/local/stack.sh) and a real Chromium --------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run",
+                 # The stack's TLS certificate is self-signed (deploy/local/stack.sh).
+                 "--ignore-certificate-errors"]
+
+
+@dataclass
+class LocalStack:
+    """deploy/local/stack.sh running in its own state folder, on free ports."""
+
+    env: dict[str, str]
+    tool_url: str
+    lms_url: str
+    ca_bundle: str
+
+    def run(self, *args: str, timeout: float = 300) -> str:
+        result = subprocess.run(["bash", str(ROOT / "deploy/local/stack.sh"), *args],
+                                env=self.env, capture_output=True, text=True, timeout=timeout,
+                                cwd=ROOT)
+        assert result.returncode == 0, f"stack.sh {' '.join(args)}:\n{result.stdout}{result.stderr}"
+        return result.stdout
+
+    def gradebook(self) -> dict:
+        return requests.get(self.lms_url + "/gradebook.json", timeout=10).json()
+
+
+def _need(path: str, package: str) -> None:
+    if shutil.which(path) is None:
+        pytest.skip(f"{path} is not installed (apt-get install {package}, "
+                    "scripts/system-packages.sh)")
+
+
+@pytest.fixture(scope="session")
+def local_stack() -> Iterator[LocalStack]:
+    """The whole many-machine shape on loopback: PostgreSQL, Redis, nginx (TLS) → gunicorn
+    (2 workers), the consumer, 2 grader workers, devlms. Started once for the session."""
+    _need("nginx", "nginx-light")
+    _need("redis-server", "redis-server")
+    # Under var/ (not /tmp/pytest-of-root, mode 0700): PostgreSQL runs as its own user.
+    state = ROOT / "var" / f"e2e-stack-{os.getpid()}"
+    env = {**os.environ, "PATHWAYS_STACK_DIR": str(state), "JAX_PLATFORMS": "cpu"}
+    for name in ("TOOL", "LMS", "HTTPS", "HTTP", "PG", "REDIS"):
+        env[f"PATHWAYS_STACK_{name}_PORT"] = str(free_port())
+    for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "TOOL_BASE_URL"):
+        env.pop(name, None)
+    probe = LocalStack(env, "", "", "")
+    exported = dict(re.findall(r"^export (\w+)=(.*)$", probe.run("env"), re.M))
+    stack = LocalStack(env, exported["STACK_TOOL_URL"], exported["STACK_LMS_URL"],
+                       exported["STACK_CA_BUNDLE"])
+    try:
+        print(stack.run("up"))
+        yield stack
+    finally:
+        subprocess.run(["bash", str(ROOT / "deploy/local/stack.sh"), "down"], env=env,
+                       capture_output=True, timeout=120, cwd=ROOT)
+        logs = state / "logs"
+        if logs.exists():
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            for log in logs.glob("*.log"):
+                (ARTIFACTS / f"stack-{log.name}").write_bytes(log.read_bytes())
+        subprocess.run(["rm", "-rf", str(state)], check=False)
+
+
+@pytest.fixture(scope="session")
+def playwright_driver():  # type: ignore[no-untyped-def]
+    _need(CHROMIUM, "chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture
+def open_browser(playwright_driver, tmp_path):  # type: ignore[no-untyped-def]
+    """Opens a Chromium profile. ``third_party_cookies=False`` is Chromium's own default (it
+    blocks them); True is a browser that still allows them, as many LMS users' browsers do."""
+    contexts = []
+
+    def open_(third_party_cookies: bool):  # type: ignore[no-untyped-def]
+        profile = tmp_path / f"profile-{len(contexts)}"
+        (profile / "Default").mkdir(parents=True)
+        # cookie_controls_mode 0: allow third-party cookies; 2: block them (the default).
+        prefs = {"profile": {"cookie_controls_mode": 0 if third_party_cookies else 2}}
+        (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+        context = playwright_driver.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(30_000)
+        contexts.append(context)
+        return context
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def shoot(request):  # type: ignore[no-untyped-def]
+    """Saves a full-page screenshot under test-artifacts/e2e/<test>/<name>.png."""
+    folder = ARTIFACTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def shoot_(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return shoot_

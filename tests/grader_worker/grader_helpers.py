@@ -28,7 +28,7 @@ def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
     """Environment of a `pathways worker` subprocess: only the queue, as on a TPU host."""
     import os
 
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "COURSE_ROOT")}
     env.update(JAX_PLATFORMS="cpu", PATHWAYS_VAR_DIR=str(var_dir),
                PATHWAYS_QUEUE_PREFIX=prefix, PATHWAYS_GRADER_HEARTBEAT_S=str(heartbeat_s))
     if redis_url:
@@ -42,9 +42,10 @@ def start_worker(env: dict[str, str], log: Path, concurrency: int = 2):  # noqa:
     import sys
 
     exe = Path(sys.executable).with_name("pathways")
-    return subprocess.Popen([str(exe), "worker", "--concurrency", str(concurrency)], env=env,
-                            stdout=log.open("ab"), stderr=subprocess.STDOUT,
-                            cwd=Path(__file__).parents[2])
+    with log.open("ab") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen([str(exe), "worker", "--concurrency", str(concurrency)],
+                                env=env, stdout=out, stderr=subprocess.STDOUT,
+                                cwd=Path(__file__).parents[2])
 
 
 def collect(queues, wanted: set[str], timeout: float, kinds=("result",)) -> dict[str, dict]:  # noqa: ANN001

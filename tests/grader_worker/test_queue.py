@@ -20,7 +20,7 @@ def _grade_course(tmp_path: Path, redis_url: str | None) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}-"
     env = worker_env(tmp_path / "var", prefix, redis_url)
     queues = Queues(load_config(env))
-    course = load_course()
+    course = load_course(load_config(env).course_root)
     expected: dict[str, str] = {}
     for lesson, exercise in course.exercises():
         for kind, code in (("solution", exercise.solution_code),

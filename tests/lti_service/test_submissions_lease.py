@@ -54,9 +54,9 @@ class World:
 
     def worker(self, name: str) -> subprocess.Popen[bytes]:
         exe = Path(sys.executable).with_name("pathways")
-        return subprocess.Popen([str(exe), "worker", "--concurrency", "1"], env=self.env,
-                                stdout=(self.tmp / f"{name}.log").open("ab"),
-                                stderr=subprocess.STDOUT)
+        with (self.tmp / f"{name}.log").open("ab") as out:  # the child keeps its own copy
+            return subprocess.Popen([str(exe), "worker", "--concurrency", "1"], env=self.env,
+                                    stdout=out, stderr=subprocess.STDOUT)
 
 
 def _rows(session: Session) -> tuple[int, int]:
@@ -83,7 +83,7 @@ def _world(tmp_path: Path, redis_url: str | None) -> World:
     sessions = make_session_factory(make_engine(url))
     with sessions() as session:
         placement_id, user_id = _rows(session)
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG")}
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "COURSE_ROOT")}
     env.update(JAX_PLATFORMS="cpu", PATHWAYS_VAR_DIR=str(tmp_path / "var"),
                PATHWAYS_QUEUE_PREFIX=f"lease-{uuid.uuid4().hex[:8]}-",
                PATHWAYS_GRADER_HEARTBEAT_S="1")
@@ -103,7 +103,7 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
 def _exercise():  # noqa: ANN202
     from course import load_course, submission_for
 
-    lesson, exercise = load_course().exercises()[0]
+    lesson, exercise = load_course(load_config().course_root).exercises()[0]
     return exercise.id, submission_for(lesson, exercise, exercise.solution_code)
 
 

@@ -1,0 +1,130 @@
+"""The system under test: a fresh tool database (SQLite file or a PostgreSQL database of the
+bench's own) and the tool under gunicorn with the deployment's own settings, on loopback.
+
+Each (database, size) run gets a new database and a new gunicorn, so one run's rows and warm
+caches cannot flatter the next.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import requests
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parents[1]
+GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
+log = logging.getLogger(__name__)
+
+
+class BenchSetupError(Exception):
+    """The bench could not build what it measures (no PostgreSQL, gunicorn would not start)."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def postgres_base_url() -> str:
+    url = os.environ.get("TEST_DATABASE_URL")
+    if url:
+        return url
+    out = subprocess.run(["bash", str(ROOT / "deploy/local/services.sh"), "env"],
+                         capture_output=True, text=True, check=False)
+    for line in out.stdout.splitlines():
+        if line.startswith("export TEST_DATABASE_URL="):
+            return line.split("=", 1)[1].strip().strip("'\"")
+    raise BenchSetupError("no PostgreSQL: set TEST_DATABASE_URL or start it with "
+                          "`eval \"$(bash deploy/local/services.sh start)\"`, or use --db sqlite")
+
+
+@contextlib.contextmanager
+def fresh_database(kind: str, tmp: Path) -> Iterator[str]:
+    """A new, empty database URL; a PostgreSQL one is the bench's own and dropped after."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp / 'tool.sqlite3'}"
+        return
+    base = postgres_base_url()
+    admin = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
+    name = "pw_bench_" + uuid.uuid4().hex[:10]
+    try:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as exc:
+        raise BenchSetupError(f"cannot create a PostgreSQL database at {base}: {exc}") from exc
+    try:
+        yield make_url(base).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class Gunicorn:
+    """A running ``gunicorn -c deploy/gunicorn.conf.py`` serving ``lti_service.wsgi:app``."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    workers: int
+    log_path: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PATHWAYS_VAR_DIR": str(tmp / "var"),
+        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "TOOL_BASE_URL": url,
+        "PATHWAYS_WEB_BIND": f"127.0.0.1:{port}",
+        "PATHWAYS_WEB_WORKERS": str(workers),
+        "PATHWAYS_WEB_ACCESS_LOG": "/dev/null",
+        "PATHWAYS_LOG_LEVEL": "warning",
+        "JAX_PLATFORMS": "cpu",
+    }
+    env.pop("COURSE_ROOT", None)
+    log_path = tmp / "gunicorn.log"
+    with log_path.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF)],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = Gunicorn(process, url, workers, log_path)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise BenchSetupError(f"gunicorn exited with {process.returncode}: "
+                                  + log_path.read_text()[-2000:])
+        try:
+            if requests.get(url + "/lti/jwks", timeout=2).status_code == 200:
+                return server
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    server.stop()
+    raise BenchSetupError("gunicorn did not answer /lti/jwks within 60 s: "
+                          + log_path.read_text()[-2000:])

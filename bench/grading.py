@@ -1,0 +1,218 @@
+"""Benchmark the submission path: submit -> queue -> sandboxed grading -> recorded score.
+
+M submissions of the course's exercises (reference solutions, starters, and a few that loop
+until the timeout) go through the real queue (SQLite by default, Redis with REDIS_URL) to 1 and
+then 2 real `pathways worker` processes; a consumer in this process records the results in a
+fresh SQLite service database. Prints submissions/minute, median and p95 submit-to-recorded
+score, and the median over a bare `python main.py` of the same files; appends one JSON line to
+bench/results/grading.jsonl and draws bench/results/grading.png.
+
+    .venv/bin/python bench/grading.py [--submissions 12] [--workers 1,2] [--warm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import select
+
+from course import load_course, submission_for
+from grader_worker.config import load_config
+from grader_worker.queue import Queues
+from lti_service.db import make_engine, make_session_factory, upgrade
+from lti_service.models import LmsContext, LmsUser, Placement, Platform
+from lti_service.submissions import service
+from lti_service.submissions.consumer import ResultsConsumer
+from lti_service.submissions.models import Submission
+from lti_service.submissions.settings import GradingSettings
+
+logger = logging.getLogger("bench.grading")
+RESULTS = Path(__file__).parent / "results"
+LOOP = "\nwhile True:\n    pass\n"
+
+
+def corpus(m: int) -> list[tuple[str, str, str]]:
+    """(exercise id, kind, source): solutions and starters in turn, every 6th a timeout."""
+    pairs = load_course().exercises()
+    out: list[tuple[str, str, str]] = []
+    i = 0
+    while len(out) < m:
+        lesson, ex = pairs[i % len(pairs)]
+        kind = "timeout" if len(out) % 6 == 5 else ("correct" if i % 2 == 0 else "wrong")
+        code = ex.solution_code if kind != "wrong" else ex.starter_code
+        source = submission_for(lesson, ex, code) + (LOOP if kind == "timeout" else "")
+        out.append((ex.id, kind, source))
+        i += 1
+    return out
+
+
+def bare_python_s(sources: list[str], tmp: Path) -> float:
+    """Median wall time of `python main.py` for the non-timeout sources (no sandbox, no queue)."""
+    times = []
+    for n, source in enumerate(sources):
+        path = tmp / f"bare-{n}.py"
+        path.write_text(source)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, str(path)], capture_output=True, cwd=tmp,
+                       env={**os.environ, "JAX_PLATFORMS": "cpu"}, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _rows(sessions) -> tuple[int, int]:  # noqa: ANN001
+    with sessions() as s:
+        platform_row = Platform(issuer="https://bench.lms", client_id="bench", name="bench",
+                                auth_login_url="https://bench.lms/a",
+                                auth_token_url="https://bench.lms/t",
+                                key_set_url="https://bench.lms/k")
+        s.add(platform_row)
+        s.flush()
+        context = LmsContext(platform_id=platform_row.id, context_id="c", title="bench")
+        user = LmsUser(platform_id=platform_row.id, sub="bench-user", name="Bench")
+        s.add_all([context, user])
+        s.flush()
+        placement = Placement(context_id=context.id, resource_link_id="rl", content_id="x",
+                              lineitem_url=None, max_attempts=0, counting="best")
+        s.add(placement)
+        s.commit()
+        return placement.id, user.id
+
+
+def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm: bool,
+               limits: dict) -> dict:
+    url = f"sqlite:///{tmp / f'bench-{workers}.sqlite3'}"
+    upgrade(url)
+    engine = make_engine(url)
+    sessions = make_session_factory(engine)
+    placement_id, user_id = _rows(sessions)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PATHWAYS_VAR_DIR": str(tmp / "var"),
+           "PATHWAYS_QUEUE_PREFIX": f"bench-{uuid.uuid4().hex[:8]}-"}
+    if warm:
+        env["PATHWAYS_GRADER_WARM"] = "1"
+    queues = Queues(load_config(env))
+    settings = GradingSettings(limits=limits, running_lease_s=60)
+    consumer = ResultsConsumer(sessions, queues, settings)
+    exe = Path(sys.executable).with_name("pathways")
+    logs = [tmp / f"w{workers}-{k}.log" for k in range(workers)]
+    procs = []
+    for log in logs:
+        with log.open("ab") as err:  # the child keeps its own copy of the descriptor
+            procs.append(subprocess.Popen([str(exe), "worker"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=err))
+    try:
+        # The clock starts once every worker has probed its sandbox (steady state).
+        ready_by = time.time() + 180
+        while not all("worker ready" in f.read_text() for f in logs if f.exists()) \
+                or not all(f.exists() for f in logs):
+            if time.time() > ready_by or any(p.poll() is not None for p in procs):
+                raise SystemExit(f"workers did not start; see {logs}")
+            time.sleep(0.2)
+        ids: list[str] = []
+        start = time.time()
+        with sessions() as s:
+            placement, user = s.get(Placement, placement_id), s.get(LmsUser, user_id)
+            for exercise_id, _kind, source in items:
+                ids.append(service.submit(s, queues, settings, placement=placement, user=user,
+                                          exercise_id=exercise_id, source=source).id)
+        deadline = time.time() + 60 + 20 * len(items)
+        while time.time() < deadline:
+            consumer.drain()
+            with sessions() as s:
+                left = s.scalar(select(Submission.id).where(
+                    Submission.status.in_(("queued", "running"))).limit(1))
+            if left is None:
+                break
+            time.sleep(0.1)
+        elapsed = time.time() - start
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=60)
+    with sessions() as s:
+        rows = [s.get(Submission, i) for i in ids]
+        latencies = [(r.graded_at - r.created_at).total_seconds() for r in rows if r.graded_at]
+        outcomes: dict[str, int] = {}
+        for r in rows:
+            outcomes[r.outcome or r.status] = outcomes.get(r.outcome or r.status, 0) + 1
+    engine.dispose()
+    latencies.sort()
+    return {"workers": workers, "submissions": len(items), "recorded": len(latencies),
+            "elapsed_s": round(elapsed, 2),
+            "per_minute": round(60 * len(latencies) / elapsed, 1) if elapsed else 0.0,
+            "median_s": round(statistics.median(latencies), 3) if latencies else None,
+            "p95_s": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 3)
+            if latencies else None,
+            "latencies_s": [round(x, 3) for x in latencies], "outcomes": outcomes}
+
+
+def plot(runs: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for run in runs:
+        xs = range(1, len(run["latencies_s"]) + 1)
+        ax.plot(list(xs), run["latencies_s"], marker="o",
+                label=f"{run['workers']} worker(s): median {run['median_s']} s")
+    ax.set_xlabel("submission (sorted by latency)")
+    ax.set_ylabel("submit → recorded score (s)")
+    ax.set_title("Grading latency through the real queue")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=12)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--warm", action="store_true", help="workers use the warm runner")
+    parser.add_argument("--wall-s", type=float, default=8.0, help="timeout of looping runs")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    items = corpus(args.submissions)
+    limits = {"wall_s": args.wall_s, "cpu_s": int(args.wall_s)}
+    with tempfile.TemporaryDirectory(prefix="pathways-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        bare = bare_python_s([s for _, k, s in items if k != "timeout"][:4], tmp)
+        runs = [run_config(int(w), items, tmp, args.warm, limits)
+                for w in args.workers.split(",")]
+    RESULTS.mkdir(exist_ok=True)
+    line = {"ts": datetime.now(UTC).isoformat(), "host": platform.node(),
+            "cpus": os.cpu_count(), "queue": "redis" if os.environ.get("REDIS_URL") else "sqlite",
+            "warm": args.warm, "bare_python_median_s": round(bare, 3),
+            "mix": {k: sum(1 for _, kind, _ in items if kind == k)
+                    for k in ("correct", "wrong", "timeout")},
+            "runs": [{**r, "median_over_bare": round(r["median_s"] / bare, 2)
+                      if r["median_s"] else None} for r in runs]}
+    with (RESULTS / "grading.jsonl").open("a") as fh:
+        fh.write(json.dumps(line) + "\n")
+    plot(runs, RESULTS / "grading.png")
+    print(f"bare `python main.py` median: {bare:.2f} s   mix: {line['mix']}   "
+          f"queue: {line['queue']}   warm: {args.warm}")
+    print(f"{'workers':>7} {'subs/min':>9} {'median s':>9} {'p95 s':>7} {'median/bare':>12}"
+          "  outcomes")
+    for r in line["runs"]:
+        print(f"{r['workers']:>7} {r['per_minute']:>9} {r['median_s']:>9} {r['p95_s']:>7} "
+              f"{r['median_over_bare']:>12}  {r['outcomes']}")
+    print(f"wrote {RESULTS / 'grading.jsonl'} and {RESULTS / 'grading.png'}")
+
+
+if __name__ == "__main__":
+    main()

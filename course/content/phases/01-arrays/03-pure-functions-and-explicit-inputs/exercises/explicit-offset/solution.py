@@ -1,0 +1,11 @@
+# Make the offset an input (Exercise): a jitted function that reads a global offset keeps the
+# value it saw when traced; as an argument, every call uses the value it is given.
+@jax.jit
+def add_offset(v, offset):
+    return v + offset
+
+
+shifted_a = add_offset(x, 1.0)
+shifted_b = add_offset(x, 5.0)
+assert jnp.array_equal(shifted_a, jnp.array([2.0, 3.0, 4.0]))
+assert jnp.array_equal(shifted_b, jnp.array([6.0, 7.0, 8.0]))

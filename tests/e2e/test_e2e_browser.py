@@ -1,0 +1,226 @@
+"""The flows people meet, in a real Chromium, on the local stack (deploy/local/stack.sh):
+the tool behind nginx with TLS at https://localhost, the LMS at http://127.0.0.1, so the tool is
+a third-party frame inside the LMS page, as in production.
+
+Cookie choice (documented in docs/CONFIGURATION.md, "Demo"): the stack uses TLS with a
+self-signed certificate (Chromium runs with --ignore-certificate-errors), because only over
+https does pylti1p3 set its state cookie `SameSite=None; Secure`. Chromium 156 blocks third-party
+cookies by default, so the learner flow runs twice: with them allowed (the whole flow inside the
+iframe) and with Chromium's default (the tool's "open in a new window" fallback)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from course import load_course, submission_for
+from devlms.browser import Browser
+
+pytestmark = pytest.mark.browser
+
+LESSON = "arrays-04"
+CHECKPOINT = "arrays-04.checkpoint"
+EXERCISE = "arrays-04.exercise.mask-tail"
+PLACED = [LESSON, CHECKPOINT, EXERCISE]
+
+
+def exercise_points() -> float:
+    found = load_course().exercise(EXERCISE)
+    assert found is not None, f"{EXERCISE} is not in the course"
+    return found[1].max_points
+
+
+def solution_file(tmp_path: Path) -> Path:
+    """The reference solution, as the whole main.py a learner uploads (CONTRACTS.md 2)."""
+    course = load_course()
+    found = course.exercise(EXERCISE)
+    assert found is not None, f"{EXERCISE} is not in the course"
+    lesson, exercise = found
+    path = tmp_path / "main.py"
+    path.write_text(submission_for(lesson, exercise, exercise.solution_code))
+    return path
+
+
+def links(stack) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+    """content id -> the LMS resource link that holds it."""
+    return {link["custom"].get("content_id"): link for link in stack.gradebook()["links"]}
+
+
+def ensure_placed(stack) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+    """The instructor's placements; made over HTTP if the instructor test has not run."""
+    placed = links(stack)
+    if not set(PLACED) <= set(placed):
+        teacher = Browser()
+        teacher.http.verify = stack.ca_bundle
+        picker = teacher.get(stack.lms_url + "/deep-link?user=teacher")
+        teacher.submit(picker, data={"content_id": PLACED})
+        placed = links(stack)
+    assert set(PLACED) <= set(placed), placed
+    return placed
+
+
+def scores(stack, user: str, resource: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    return [row for row in stack.gradebook()["scores"]
+            if row["userId"] == user and row["resourceId"] == resource]
+
+
+def wait_for_score(stack, user: str, resource: str, timeout: float = 90.0) -> dict:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = scores(stack, user, resource)
+        if found:
+            return found[0]
+        time.sleep(0.5)
+    raise AssertionError(f"no score for {user} on {resource} in the LMS after {timeout:.0f}s")
+
+
+def launch(page, stack, content_id: str, user: str):  # type: ignore[no-untyped-def]
+    """From the LMS course page, open an activity as `user`: the tool loads in the iframe."""
+    page.goto(stack.lms_url + "/")
+    page.locator(f"li[data-content='{content_id}'] a.launch[data-user='{user}']").click()
+    page.wait_for_url("**/frame?**")
+    return page.frame_locator("#tool")
+
+
+def tool_view(page, frame, stack):  # type: ignore[no-untyped-def]
+    """Where the tool ended up: in the frame, or (cookie blocked) in a window opened from it."""
+    frame.locator("body").wait_for()
+    if frame.locator("#new-window").count():
+        with page.context.expect_page() as popup:
+            frame.locator("#new-window").click()
+        window = popup.value
+        window.wait_for_load_state()
+        return window, window.locator("html")
+    return page, frame.locator("html")
+
+
+def answer_checkpoint(view, key: str) -> None:
+    form = view.locator("form.checkpoint")
+    form.locator(f"input[name='choice'][value='{key}']").check()
+    form.locator("button[type=submit], input[type=submit]").first.click()
+    view.locator("#checkpoint-result").wait_for()
+
+
+def test_instructor_places_content_by_deep_linking(local_stack, open_browser, shoot) -> None:  # type: ignore[no-untyped-def]
+    browser = open_browser(third_party_cookies=True)
+    page = browser.new_page()
+    page.goto(local_stack.lms_url + "/")
+    page.locator("#add-content").click()
+    picker = page.frame_locator("#tool")
+    for content_id in PLACED:
+        picker.locator(f"input[name='content_id'][value='{content_id}']").check()
+    shoot(page, "1-picker-in-lms-frame")
+    picker.locator("button[type=submit]").click()
+    picker.locator("#added li").first.wait_for()
+    assert picker.locator("#added li").count() == len(PLACED)
+    shoot(page, "2-added")
+
+    page.goto(local_stack.lms_url + "/")
+    for content_id in PLACED:
+        assert page.locator(f"li[data-content='{content_id}']").count() >= 1, content_id
+    # Gradebook columns: the checkpoint and the exercise are graded, the lesson is not.
+    page.goto(local_stack.lms_url + "/gradebook")
+    columns = page.locator("ul").last.inner_text()
+    assert f"({CHECKPOINT}, checkpoint, max 1" in columns
+    assert f"({EXERCISE}, exercise, max {exercise_points()}" in columns
+    shoot(page, "3-gradebook-columns")
+
+
+def test_learner_flow_inside_the_lms_iframe(local_stack, open_browser, shoot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ensure_placed(local_stack)
+    browser = open_browser(third_party_cookies=True)
+    page = browser.new_page()
+
+    # The lesson opens inside the LMS page, and the checkpoint is answered there.
+    frame = launch(page, local_stack, CHECKPOINT, "alice")
+    frame.locator("form.checkpoint").wait_for()
+    assert frame.locator("#new-window").count() == 0, "the launch cookie was refused in the frame"
+    assert "Immutable updates and indexing" in frame.locator("body").inner_text()
+    shoot(page, "1-lesson-in-iframe")
+    answer_checkpoint(frame, "a")
+    assert "correct" in frame.locator("#checkpoint-result").inner_text()
+    shoot(page, "2-checkpoint-answered")
+    score = wait_for_score(local_stack, "alice", CHECKPOINT)
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (1.0, 1.0)
+
+    # The exercise: upload main.py, the grader runs it, the page shows the graded attempt.
+    frame = launch(page, local_stack, EXERCISE, "alice")
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("#submit button[type=submit]").click()
+    frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
+    points = exercise_points()
+    assert f"{points:g} / {points:g}" in frame.locator("article.attempt").first.inner_text()
+    shoot(page, "3-exercise-graded")
+
+    page.goto(local_stack.lms_url + "/gradebook")
+    wait_for_score(local_stack, "alice", EXERCISE)
+    page.reload()
+    row = page.locator(f"tr.score[data-user='alice'][data-resource='{EXERCISE}']")
+    assert f"{points} / {points}" in row.inner_text()
+    shoot(page, "4-lms-gradebook")
+
+
+def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_browser, shoot,
+                                                          tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ensure_placed(local_stack)
+    page = open_browser(third_party_cookies=True).new_page()
+    frame = launch(page, local_stack, EXERCISE, "alice")
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("#submit button[type=submit]").click()
+    frame.locator("article.attempt").first.wait_for()
+
+    bob = open_browser(third_party_cookies=True).new_page()
+    frame = launch(bob, local_stack, EXERCISE, "bob")
+    frame.locator("#history").wait_for()
+    history = frame.locator("#history").inner_text()
+    assert "No attempts yet." in history and frame.locator("article.attempt").count() == 0
+    assert frame.locator("#source").input_value() == ""
+    frame = launch(bob, local_stack, CHECKPOINT, "bob")
+    frame.locator("form.checkpoint").wait_for()
+    assert frame.locator("#checkpoint-result").count() == 0
+    assert "Checkpoint attempts: 0 of" in frame.locator("p.attempts").inner_text()
+    shoot(bob, "bob-sees-a-fresh-activity")
+
+
+def test_learner_flow_when_the_browser_blocks_third_party_cookies(local_stack, open_browser,
+                                                                  shoot) -> None:  # type: ignore[no-untyped-def]
+    """Chromium's default: the frame cannot keep the login cookie; the tool offers its own
+    window, where the same launch completes and the answer reaches the gradebook."""
+    ensure_placed(local_stack)
+    page = open_browser(third_party_cookies=False).new_page()
+    frame = launch(page, local_stack, CHECKPOINT, "bob")
+    frame.locator("#new-window").wait_for()
+    shoot(page, "1-new-window-offered")
+    window, view = tool_view(page, frame, local_stack)
+    assert window is not page
+    view.locator("form.checkpoint").wait_for()
+    answer_checkpoint(view, "a")
+    shoot(window, "2-answered-in-own-window")
+    score = wait_for_score(local_stack, "bob", CHECKPOINT)
+    assert score["scoreGiven"] == 1.0
+
+
+def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
+    local_stack, open_browser, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    placed = ensure_placed(local_stack)
+    page = open_browser(third_party_cookies=True).new_page()
+    frame = launch(page, local_stack, EXERCISE, "bob")
+    frame.locator("input[name='main_py']").wait_for()
+    assert not scores(local_stack, "bob", EXERCISE)
+
+    local_stack.run("down", "lms")
+    with pytest.raises(requests.ConnectionError):
+        requests.get(local_stack.lms_url + "/", timeout=5)
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("#submit button[type=submit]").click()
+    # Graded by the tool while the LMS is away: the score waits in the outbox.
+    frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
+    time.sleep(3)
+    local_stack.run("up", "lms")
+    score = wait_for_score(local_stack, "bob", EXERCISE, timeout=120)
+    assert score["scoreGiven"] == score["scoreMaximum"] == exercise_points()
+    assert links(local_stack)[EXERCISE]["id"] == placed[EXERCISE]["id"]
