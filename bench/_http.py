@@ -74,7 +74,7 @@ class Client:
         raw = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
         try:
             response = await asyncio.wait_for(self._exchange(host, port, raw), self.timeout_s)
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
             raise HttpError(f"{method} {parts.path}: {type(exc).__name__}: {exc}") from exc
         for cookie in response.headers.get("set-cookie", []):
             jar: SimpleCookie = SimpleCookie()

@@ -89,10 +89,10 @@ def _load(root: Path | None, lesson_id: str | None) -> Course:
 
 
 def _concerns(problem: Problem, lesson: Lesson, course: Course) -> bool:
-    """Whether a problem is in the lesson's own files (or in the course-wide files)."""
+    """Whether a problem is in the lesson's own files or in a file every lesson depends on."""
+    shared = {"course.yaml", f"phases/{lesson.phase_id}/phase.yaml"}
     folder = str(lesson.dir.relative_to(course.root))
-    return problem.file.startswith(folder + "/") or "/" not in problem.file.replace(
-        f"phases/{lesson.phase_id}/phase.yaml", "phase.yaml")
+    return problem.file in shared or problem.file.startswith(folder + "/")
 
 
 def _print_problems(exc: ContentError) -> None:

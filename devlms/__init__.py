@@ -2,12 +2,13 @@
 
 ``create_app(config)`` builds it; ``python -m devlms`` runs it. One course, three people
 (teacher, alice, bob), resource links created by deep linking, a gradebook fed through AGS.
-State is in memory: restarting devlms forgets links and scores.
+State is in memory, or in a state folder (``--state-dir``) that keeps the platform key, the
+links, line items and scores across restarts.
 """
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
 
 from .config import DevLmsConfig
 from .store import Store
@@ -22,6 +23,13 @@ def create_app(config: DevLmsConfig, store: Store | None = None,
     from .views import bp
 
     app.register_blueprint(bp)
+
+    @app.after_request
+    def _persist(response):  # type: ignore[no-untyped-def]
+        if request.method != "GET" and response.status_code < 400:
+            app.extensions["devlms"]["store"].save()
+        return response
+
     return app
 
 

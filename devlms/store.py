@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -29,6 +32,34 @@ class Store:
     dl_data: set[str] = field(default_factory=set)
     deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    path: Path | None = None
+
+    def save(self) -> None:
+        """Write links, line items and scores to ``path`` (atomically), when it is set."""
+        if self.path is None:
+            return
+        with self.lock:
+            data = {"links": [asdict(link) for link in self.links.values()],
+                    "lineitems": list(self.lineitems.values()),
+                    "scores": [{"lineitem": k[0], "user": k[1], "score": v}
+                               for k, v in self.scores.items()]}
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, default=str))
+            os.replace(tmp, self.path)
+
+    @classmethod
+    def load(cls, path: Path) -> Store:
+        """The store saved at ``path``, or an empty one that will save there."""
+        store = cls(path=path)
+        if path.exists():
+            data = json.loads(path.read_text())
+            for link in data.get("links", []):
+                store.links[link["id"]] = ResourceLink(**link)
+            for item in data.get("lineitems", []):
+                store.lineitems[item["id"]] = item
+            for row in data.get("scores", []):
+                store.scores[(row["lineitem"], row["user"])] = row["score"]
+        return store
 
     def add_lineitem(self, data: dict[str, Any]) -> dict[str, Any]:
         with self.lock:

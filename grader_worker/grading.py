@@ -129,11 +129,16 @@ def _interpret(run: RunOutcome, limits: Limits, suite, result: GradingResult) ->
                            "was stopped. Print less (no printing inside big loops).")
         return
     sig = run.signal
-    if run.timed_out or (sig == signal.SIGXCPU and not run.values):
+    if run.timed_out:
         result.outcome = "timeout"
-        result.feedback = (f"Your program did not finish within {limits.wall_s:g} s "
-                           f"(or used more than {limits.cpu_s} CPU seconds) and was stopped. "
-                           "Look for an endless loop or a long sleep.")
+        result.feedback = (f"Your program did not finish within {limits.wall_s:g} seconds and "
+                           "was stopped. Look for an endless loop, a long sleep or input().")
+        return
+    if sig == signal.SIGXCPU and not run.values:
+        result.outcome = "timeout"
+        result.feedback = (f"Your program used more than {limits.cpu_s} CPU seconds and was "
+                           "stopped. Look for an endless loop or a computation far larger "
+                           "than the exercise needs.")
         return
     if run.values_exceeded:
         result.outcome = "sandbox_violation"

@@ -58,7 +58,12 @@ class GraderWorker:
         self.checks_for = checks_for or course_checks_resolver(config.course_root)
         self.ceiling = ceiling
         self.id = f"{socket.gethostname()}:{os.getpid()}"
-        self.runner = SandboxRunner(config, HARNESS_PATH)
+        if config.warm:
+            from grader_worker.warm import WarmRunner
+
+            self.runner: SandboxRunner = WarmRunner(config, HARNESS_PATH, ceiling=ceiling)
+        else:
+            self.runner = SandboxRunner(config, HARNESS_PATH)
         queues.on_job = self.handle
 
     def close(self) -> None:

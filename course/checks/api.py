@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from course.checks.values import CapturedValues
+from course.checks.values import CapturedValues, ProgramError
 
 Status = Literal["passed", "failed", "error"]
 _order = itertools.count()
@@ -72,7 +72,8 @@ class Values:
         self.captured = captured
 
     @property
-    def error(self):  # noqa: ANN201 - ProgramError | None
+    def error(self) -> ProgramError | None:
+        """The exception that stopped the program, if any."""
         return self.captured.error
 
     def get(self, name: str) -> Any:

@@ -17,12 +17,20 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.checks import HARNESS_PATH, ChecksError, ValuesError, load_suite, read_values
+from course.checks import (
+    HARNESS_PATH,
+    CapturedValues,
+    CheckOutcome,
+    ChecksError,
+    ValuesError,
+    load_suite,
+    read_values,
+)
 from course.checks import run_checks as grade
 from course.model import Course, Exercise, Lesson
 from course.submission import submission_for
 from course.tools.compare import first_difference, output_diff
-from course.tools.execute import DEFAULT_TIMEOUT_S, run_python
+from course.tools.execute import DEFAULT_TIMEOUT_S, RunResult, run_python
 
 KINDS = ("main", "build", "experiment", "figure", "solution", "starter")
 
@@ -119,8 +127,9 @@ def _check_figure(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, flo
     return True, "", run.seconds
 
 
-def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float):  # noqa: ANN201
-    """Run ``code`` under the harness and grade it: (outcomes, captured, run)."""
+def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float
+                     ) -> tuple[list[CheckOutcome], CapturedValues, RunResult]:
+    """Run ``code`` under the harness and grade it, as the grader would (minus the sandbox)."""
     suite = load_suite(exercise.checks_path)
     program = _write(tmp, code)
     report = tmp / "values.bin"

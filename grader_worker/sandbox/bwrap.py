@@ -53,8 +53,9 @@ def _parents(path: str) -> list[str]:
 
 
 def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: dict[str, str],
-            platform: str, run_uid: int | None) -> list[str]:
-    """The full argv: bwrap + (setpriv when root) + python -I harness + args."""
+            platform: str, run_uid: int | None, zygote: Path | None = None) -> list[str]:
+    """The full argv: bwrap + (setpriv when root) + python -I harness + args (or, for the warm
+    runner, python -I zygote, with the zygote bound next to the harness)."""
     cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if run_uid is None:
@@ -81,6 +82,8 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
             "--perms", "0755", "--dir", str(Path(WORK).parent),
             "--bind", str(workdir), WORK, "--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
+    if zygote is not None:
+        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py"]
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
@@ -91,7 +94,8 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
         cmd += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={run_uid}",
                 f"--regid={run_uid}", "--clear-groups", "--inh-caps=-all",
                 "--bounding-set=-all", "--no-new-privs", "--"]
-    return cmd + [python, "-I", f"{GRADER}/harness.py", *argv]
+    script = f"{GRADER}/zygote.py" if zygote is not None else f"{GRADER}/harness.py"
+    return cmd + [python, "-I", script, *argv]
 
 
 def sandbox_env(platform: str, run_uid: int | None) -> dict[str, str]:

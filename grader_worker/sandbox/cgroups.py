@@ -42,24 +42,33 @@ class RunCgroup:
     oom_file: Path | None = None
     version: int = 0
 
-    def oom_killed(self) -> bool:
-        """Whether the kernel OOM-killed something in this run (the memory limit was hit)."""
+    def oom_kills(self) -> int:
+        """The cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events)."""
         if self.oom_file is None:
-            return False
-        with contextlib.suppress(OSError):
+            return 0
+        with contextlib.suppress(OSError, ValueError):
             for line in self.oom_file.read_text().splitlines():
                 key, _, value = line.partition(" ")
-                if key == "oom_kill" and int(value) > 0:
-                    return True
-        return False
+                if key == "oom_kill":
+                    return int(value)
+        return 0
 
-    def kill_all(self) -> None:
-        """SIGKILL every process still in the run's cgroups (what escaped the session)."""
+    def oom_killed(self) -> bool:
+        """Whether the kernel OOM-killed something in this run (the memory limit was hit)."""
+        return self.oom_kills() > 0
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
         for procs in self.procs_files:
             with contextlib.suppress(OSError):
-                for pid in procs.read_text().split():
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(int(pid), 9)
+                found.update(int(p) for p in procs.read_text().split())
+        return found
+
+    def kill_all(self, keep: frozenset[int] = frozenset()) -> None:
+        """SIGKILL every process in the cgroups but ``keep`` (what escaped the session)."""
+        for pid in self.pids() - keep:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, 9)
 
     def remove(self) -> None:
         for _ in range(50):

@@ -94,8 +94,16 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
         )
     finally:
         os.close(write_fd)
+    assert proc.stdout is not None and proc.stderr is not None
+    deadline = start + limits.wall_s
     try:
-        _pump(proc, read_fd, limits, out, start, excerpt_bytes)
+        pump({"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno(), "values": read_fd},
+             limits, out, deadline, excerpt_bytes)
+        if not (out.timed_out or out.output_exceeded or out.values_exceeded):
+            try:  # all pipes closed: the tree is ending; wait for it within the deadline
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                out.timed_out = True
     finally:
         os.close(read_fd)
         _kill_tree(proc)
@@ -107,33 +115,30 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     return out
 
 
-def _pump(proc: subprocess.Popen[bytes], values_fd: int, limits: Limits, out: RunOutcome,
-          start: float, excerpt_bytes: int) -> None:
-    assert proc.stdout is not None and proc.stderr is not None
+def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
+         excerpt_bytes: int) -> None:
+    """Read the ``stdout``/``stderr``/``values`` descriptors until all reach EOF, the deadline
+    passes (``timed_out``) or a cap is exceeded; output beyond the excerpt is counted, not kept."""
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
-    sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
-    sel.register(values_fd, selectors.EVENT_READ, "values")
+    for name, fd in fds.items():
+        sel.register(fd, selectors.EVENT_READ, name)
     total_output = 0
     buffers = {"stdout": bytearray(), "stderr": bytearray(), "values": bytearray()}
-    deadline = start + limits.wall_s
     while sel.get_map():
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             out.timed_out = True
             break
         for key, _ in sel.select(timeout=min(remaining, 0.5)):
-            fd = key.fd if key.data == "values" else key.fileobj.fileno()  # type: ignore[union-attr]
-            chunk = os.read(fd, 65536)
+            chunk = os.read(key.fd, 65536)
             if not chunk:
-                sel.unregister(key.fileobj)
+                sel.unregister(key.fd)
                 continue
             buf = buffers[key.data]
             if key.data == "values":
                 buf += chunk
                 if len(buf) > limits.values_bytes:
                     out.values_exceeded = True
-                    sel.unregister(key.fileobj)
                 continue
             total_output += len(chunk)
             room = excerpt_bytes - len(buf)
@@ -145,12 +150,6 @@ def _pump(proc: subprocess.Popen[bytes], values_fd: int, limits: Limits, out: Ru
                 out.output_exceeded = True
         if out.output_exceeded or out.values_exceeded:
             break
-    else:
-        # All pipes closed: the tree is ending; wait for it within the deadline.
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            out.timed_out = True
     sel.close()
     out.stdout, out.stderr = bytes(buffers["stdout"]), bytes(buffers["stderr"])
     out.values = bytes(buffers["values"])

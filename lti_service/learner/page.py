@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Mapping
 from functools import cache
 from urllib.parse import urlencode
@@ -11,8 +13,19 @@ from markupsafe import Markup
 from course.model import Lesson
 from course.render import LessonLinks, lesson_html, stylesheet
 
+# Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
+# a class opening the lesson at once queued behind it (bench/checkpoint_load.py). The body
+# only varies with the launch token, so it is rendered once per (lesson, action) with
+# placeholders, and the token is put in by text replacement. Tokens are URL-safe base64
+# (itsdangerous), unchanged by URL or HTML escaping; any other value skips the cache.
+_SAFE = re.compile(r"[A-Za-z0-9_.\-]*")
+_PLACEHOLDER = "pathways-hidden-value-{}-3f9c2a"
+_CACHE_LIMIT = 256
+_cache: dict[tuple[int, str, str, tuple[str, ...]], tuple[Lesson, str]] = {}
+_lock = threading.Lock()
 
-def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> Markup:
+
+def _render(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> str:
     links = LessonLinks(
         figure=action.rsplit("/", 1)[0] + "/figure.png?" + urlencode(dict(hidden)),
         checkpoint_action=action,
@@ -21,7 +34,28 @@ def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> M
         checkpoint_hidden=tuple(hidden.items()),
         show_solutions=False,
     )
-    return Markup(lesson_html(lesson, links=links))  # noqa: S704 - the renderer escapes content
+    return lesson_html(lesson, links=links)
+
+
+def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> Markup:
+    values = dict(hidden)
+    if not all(_SAFE.fullmatch(k) and _SAFE.fullmatch(v) for k, v in values.items()):
+        return Markup(_render(lesson, action, values))  # noqa: S704 - the renderer escapes
+    names = tuple(values)
+    key = (id(lesson), lesson.revision, action, names)
+    with _lock:
+        hit = _cache.get(key)
+    if hit is None or hit[0] is not lesson:
+        placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
+        hit = (lesson, _render(lesson, action, placeholders))
+        with _lock:
+            if len(_cache) >= _CACHE_LIMIT:
+                _cache.clear()
+            _cache[key] = hit
+    html = hit[1]
+    for i, name in enumerate(names):
+        html = html.replace(_PLACEHOLDER.format(i), values[name])
+    return Markup(html)  # noqa: S704 - the renderer escapes content; values are URL-safe
 
 
 @cache

@@ -76,7 +76,7 @@ def login(db: Session, launch_url: str) -> Any:
     req, conf, storage = _parts(db)
     params = {k: req.get_param(k) for k in LOGIN_PARAMS if req.get_param(k)}
     target = params.get("target_link_uri")
-    if target and not target.startswith(launch_url.rsplit("/lti/", 1)[0]):
+    if target and not target.startswith(launch_url.rsplit("/lti/", 1)[0] + "/"):
         raise LaunchRejected(f"target_link_uri {target!r} is not a URL of this tool")
     oidc = FlaskOIDCLogin(req, conf, launch_data_storage=storage)
     try:

@@ -15,6 +15,7 @@ import requests
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..models import AccessToken, utcnow
@@ -57,13 +58,19 @@ class CachedServiceConnector(ServiceConnector):
         self._access_tokens = {}
         token = super().get_access_token(scopes)
         expires_in = int(self._last_expires_in or 3600)
+        expires_at = now + timedelta(seconds=expires_in)
         if row is None:
-            row = AccessToken(platform_id=self._platform_id, scope_key=scope_key, token=token,
-                              expires_at=now + timedelta(seconds=expires_in))
-            self._db.add(row)
-        else:
+            try:
+                with self._db.begin_nested():
+                    self._db.add(AccessToken(platform_id=self._platform_id, scope_key=scope_key,
+                                             token=token, expires_at=expires_at))
+            except IntegrityError:  # another process stored one first: keep ours, update it
+                row = self._db.scalar(select(AccessToken).where(
+                    AccessToken.platform_id == self._platform_id,
+                    AccessToken.scope_key == scope_key))
+        if row is not None:
             row.token = token
-            row.expires_at = now + timedelta(seconds=expires_in)
+            row.expires_at = expires_at
         self._db.flush()
         log.info("new access token for platform %s (expires in %ss)", self._platform_id,
                  expires_in)

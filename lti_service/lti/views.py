@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, current_app, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask import session as flask_session
 from werkzeug.wrappers import Response
 
 from ..auth import Launch, current_launch, issue_token, require_instructor
@@ -66,6 +75,7 @@ def launch() -> Response | tuple[str, int]:
         is_instructor=record.is_instructor,
         launch_id=message.get_launch_id(),
     ))
+    flask_session["lt"] = token  # for top-level windows; frames use the token in the URL
     log.info("launch accepted: user %s context %s placement %s", record.user_id,
              record.context_pk, record.placement_id)
     if is_deep_link:

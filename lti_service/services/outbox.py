@@ -89,7 +89,9 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
             continue
         try:
             _post(session, row)
-        except (LtiServiceException, LtiException, RequestException) as exc:
+        except (LtiServiceException, LtiException, RequestException, ValueError) as exc:
+            # ValueError: the LMS answered something that is not JSON. Anything else is a bug
+            # and propagates; the row stays pending either way, so nothing is lost.
             session.rollback()
             row = session.get(ScoreOutbox, row.id)  # type: ignore[assignment]
             assert row is not None

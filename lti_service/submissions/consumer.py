@@ -43,10 +43,13 @@ class ResultsConsumer:
             done = service.handle_message(session, self.queues, self.settings, message)
         self.counts[done] = self.counts.get(done, 0) + 1
 
-    def drain(self, limit: int = 100) -> int:
-        """Apply up to ``limit`` waiting results-queue messages; return how many."""
+    def drain(self, limit: int = 100, max_s: float = 1.0) -> int:
+        """Apply waiting results-queue messages (at most ``limit``, for about ``max_s``: a
+        blocking Redis dequeue never runs dry while heartbeats flow); return how many."""
         n = 0
-        while n < limit and self.queues.process_one(self.queues.results):
+        until = time.monotonic() + max_s
+        while n < limit and time.monotonic() < until \
+                and self.queues.process_one(self.queues.results):
             n += 1
         return n
 

@@ -233,3 +233,24 @@ def test_stylesheet_has_light_and_dark_themes_and_toggle() -> None:
     assert "@media (prefers-color-scheme: dark)" in css
     assert "#theme-toggle:checked" in css
     assert ".highlight .kn" in css
+
+
+def test_every_real_lesson_and_the_project_render() -> None:
+    from course import load_course
+    from course.render import project_html
+
+    course = load_course()
+    for lesson in course.lessons():
+        html = lesson_html(lesson, links=LINKS)
+        tree = parse(html)
+        assert [t for level, t in tree.headings if level == 2][0].endswith("Understand")
+        prose = lesson.problem + "".join(s.body_md for s in lesson.sections)
+        if "$" in prose:
+            assert "<math" in html, lesson.id
+        assert "<script" not in html
+    project = course.phases[0].project
+    assert project is not None
+    tree = parse(project_html(project))
+    levels = [level for level, _ in tree.headings]
+    assert levels[0] == 1 and all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False))
+    assert "<math" in project_html(project)  # the README's display formula

@@ -134,3 +134,18 @@ def test_wrong_reference_solution_is_caught(lesson04_course: Path):
     assert not result.ok
     assert "reference solution scores 3/5" in result.detail
     assert "`masked` is [1. 2. 3. 0.], expected [1. 2. 0. 0.]" in result.detail
+
+
+def test_one_lesson_can_be_worked_on_while_another_is_broken(content_copy: Path):
+    other = content_copy / "phases/01-arrays/01-jax-numpy-arrays-vs-numpy/lesson.md"
+    other.write_text(other.read_text().replace("minutes:", "minuets:", 1))
+    runner = CliRunner()
+    assert runner.invoke(course, ["validate", "--root", str(content_copy)]).exit_code == 1
+    result = runner.invoke(course, ["check", "--root", str(content_copy), "--lesson",
+                                    "arrays-04", "--kind", "build"])
+    assert result.exit_code == 0, result.output
+    assert "problem(s) elsewhere in the content" in result.output
+    assert "pass arrays-04/build" in result.output
+    broken = runner.invoke(course, ["check", "--root", str(content_copy), "--lesson",
+                                    "arrays-01"])
+    assert broken.exit_code == 1 and "minuets" in broken.output

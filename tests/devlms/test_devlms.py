@@ -150,3 +150,22 @@ def test_course_frame_and_gradebook_pages(lms) -> None:  # type: ignore[no-untyp
     assert f'<iframe id="tool" title="LTI tool" src="/launch/{link.id}?user=bob"' in frame
     book = requests.get(lms.config.url("/gradebook"), timeout=10).text
     assert 'data-user="alice" data-resource="arrays-04"' in book and "1 / 1" in book
+
+
+def test_state_survives_a_restart(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from devlms import DevLmsConfig, Store, create_app
+
+    path = tmp_path / "store.json"
+    store = Store.load(path)
+    cfg = DevLmsConfig(base_url="http://127.0.0.1:1", tool_base_url="http://127.0.0.1:2")
+    link = store.add_link("L", cfg.tool_launch_url, {"content_id": "arrays-04"},
+                          {"label": "L", "scoreMaximum": 1, "resourceId": "arrays-04"})
+    store.scores[(link.lineitem_id, "alice")] = {"scoreGiven": 1.0}
+    client = create_app(cfg, store).test_client()
+    assert client.post("/deep-link-return", data={"JWT": "bad"}).status_code == 400
+    assert not path.exists(), "a refused request saves nothing"
+    store.save()
+    again = Store.load(path)
+    assert again.links[link.id].custom == {"content_id": "arrays-04"}
+    assert again.lineitems[link.lineitem_id]["resourceLinkId"] == link.id
+    assert again.scores[(link.lineitem_id, "alice")] == {"scoreGiven": 1.0}

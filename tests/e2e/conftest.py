@@ -184,9 +184,10 @@ def open_browser(playwright_driver, tmp_path):  # type: ignore[no-untyped-def]
     def open_(third_party_cookies: bool):  # type: ignore[no-untyped-def]
         profile = tmp_path / f"profile-{len(contexts)}"
         (profile / "Default").mkdir(parents=True)
-        # cookie_controls_mode 0: allow third-party cookies; 2: block them (the default).
-        prefs = {"profile": {"cookie_controls_mode": 0 if third_party_cookies else 2}}
-        (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+        if third_party_cookies:
+            # cookie_controls_mode 0 ("allow third-party cookies" in chrome://settings/cookies).
+            prefs = {"profile": {"cookie_controls_mode": 0}}
+            (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
         context = playwright_driver.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
             viewport={"width": 1280, "height": 900})

@@ -83,7 +83,7 @@ def test_demo_runs_the_flow_stops_cleanly_and_keeps_its_data(start_demo, tmp_pat
     assert [pid for pid in pids if alive(pid)] == []
     assert "demo stopped; data kept in" in demo.output
     placed, attempts = counts(state_dir)
-    assert (placed, attempts) >= (2, 1)
+    assert placed >= 1 and attempts == 1
 
     # A second start finds the same database and registration.
     again = start_demo(state_dir)

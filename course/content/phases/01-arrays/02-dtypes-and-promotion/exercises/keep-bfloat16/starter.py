@@ -9,4 +9,4 @@ promoted_dtype, kept_dtype, scaled_dtype = promoted.dtype.name, kept.dtype.name,
 scaled_values = scaled.astype(jnp.float32)
 assert promoted.dtype == jnp.float32  # TODO: complete assertion check
 assert kept.dtype == scaled.dtype == jnp.bfloat16  # TODO: complete assertion check
-assert jnp.array_equal(scaled_values, jnp.array([-1.5, -0.5, 0.5, 1.5, 2.5]))  # TODO: complete assertion check
+assert jnp.array_equal(scaled_values, jnp.array([-1.5, -0.5, 0.5, 1.5, 2.5]))  # TODO: check

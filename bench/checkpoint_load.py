@@ -1,0 +1,375 @@
+"""Benchmark a lecture hall answering a checkpoint at once: launch + answer under load.
+
+For each database (SQLite, PostgreSQL) and each size N, a fresh database and a fresh gunicorn
+(deploy/gunicorn.conf.py, ``--workers`` sync workers, loopback) serve the tool. N simulated
+learners, each with its own cookie jar, open the activity from the bench's own LTI platform
+(OIDC login, a signed id_token POSTed to the launch, the lesson page) spread over ``--ramp``
+seconds, then each answers the checkpoint once at a random moment in ``--window`` seconds
+(``--window 0``: all at the same instant). Prints answers/s, p50/p95/p99 latency of the answer
+request, errors, and answers recorded in the database against answers sent; appends one JSON
+line per (db, N) to bench/results/checkpoint_load.jsonl and redraws checkpoint_load.png.
+
+    .venv/bin/python bench/checkpoint_load.py [--db sqlite|postgres|both] [--sizes 50,200,500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+BENCH = Path(__file__).resolve().parent
+# `python bench/x.py` puts bench/ first on sys.path, where bench/course.py would shadow the
+# course package (the editable install's finder comes after sys.path): import the project's
+# packages with bench/ off the path, then put it back, last, for the bench helpers.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+
+from sqlalchemy import func, select  # noqa: E402
+
+from course import load_course  # noqa: E402
+from lti_service.db import make_engine, make_session_factory, upgrade  # noqa: E402
+from lti_service.models import CheckpointAttempt, LmsUser, ScoreOutbox  # noqa: E402
+from lti_service.services.platforms import add_platform  # noqa: E402
+
+sys.path.append(str(BENCH))
+import _results  # noqa: E402
+from _http import Client, HttpError  # noqa: E402
+from _platform import BenchPlatform  # noqa: E402
+from _server import BenchSetupError, fresh_database, start_gunicorn  # noqa: E402
+
+log = logging.getLogger("bench.checkpoint_load")
+JSONL = _results.RESULTS / "checkpoint_load.jsonl"
+PLOT = _results.RESULTS / "checkpoint_load.png"
+LESSON = "arrays-04"
+CONTENT_ID = LESSON + ".checkpoint"
+LINK_ID = "bench-link-1"
+LEARNER_PREFIX = "learner-"
+WARMUP_PREFIX = "warmup-"
+
+
+@dataclass
+class Tally:
+    """What happened to every learner, filled in as requests finish."""
+
+    launch_s: list[float] = field(default_factory=list)
+    answer_s: list[float] = field(default_factory=list)
+    answer_times: list[tuple[float, float]] = field(default_factory=list)
+    requests: int = 0
+    answers_sent: int = 0
+    answers_ok: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    error_samples: list[str] = field(default_factory=list)
+    phase_s: float = 0.0
+
+    def error(self, step: str, detail: str) -> None:
+        self.errors[step] = self.errors.get(step, 0) + 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(f"{step}: {detail[:300]}")
+
+
+class StepFailed(Exception):
+    pass
+
+
+def _expect(step: str, response: Any, status: int) -> None:
+    if response.status != status:
+        raise StepFailed(f"{step}: HTTP {response.status}, expected {status}: "
+                         f"{response.body[:200]!r}")
+
+
+async def launch(client: Client, tool: str, lms: BenchPlatform, sub: str, tally: Tally,
+                 *, instructor: bool = False) -> tuple[int, str]:
+    """OIDC login, signed launch, lesson page; returns (placement id, launch token)."""
+    login = await client.get(tool + "/lti/login", params={
+        "iss": lms.issuer, "login_hint": sub, "target_link_uri": tool + "/lti/launch",
+        "client_id": lms.client_id, "lti_deployment_id": lms.deployment_id})
+    tally.requests += 1
+    _expect("login", login, 302)
+    query = parse_qs(urlsplit(login.header("location") or "").query)
+    if "state" not in query or "nonce" not in query:
+        raise StepFailed(f"login: redirect without state/nonce: {login.header('location')!r}")
+    token = lms.id_token(sub=sub, nonce=query["nonce"][0], link_id=LINK_ID,
+                         content_id=CONTENT_ID, instructor=instructor)
+    posted = await client.post_form(tool + "/lti/launch",
+                                    {"id_token": token, "state": query["state"][0]})
+    tally.requests += 1
+    _expect("launch", posted, 302)
+    page_url = tool + (posted.header("location") or "").removeprefix(tool)
+    parts = urlsplit(page_url)
+    if not parts.path.startswith("/learn/") or "lt" not in parse_qs(parts.query):
+        raise StepFailed(f"launch: redirected to {page_url!r}, not a lesson page")
+    page = await client.get(page_url)
+    tally.requests += 1
+    _expect("lesson page", page, 200)
+    return int(parts.path.split("/")[2]), parse_qs(parts.query)["lt"][0]
+
+
+@dataclass
+class Phases:
+    """Answers start only when every learner has launched (the question is on their screens):
+    the answer figures then measure the answer path, not a queue of lesson pages."""
+
+    expected: int
+    launched: int = 0
+    answers_from: asyncio.Event = field(default_factory=asyncio.Event)
+    t0: float = 0.0
+
+    def one_launched(self) -> None:
+        self.launched += 1
+        if self.launched >= self.expected and not self.answers_from.is_set():
+            self.t0 = time.perf_counter()
+            self.answers_from.set()
+
+
+async def learner(sub: str, tool: str, lms: BenchPlatform, tally: Tally, phases: Phases, *,
+                  start_at: float, answer_offset: float, choices: list[str]) -> None:
+    client = Client()
+    await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
+    begun = time.perf_counter()
+    try:
+        placement_id, token = await launch(client, tool, lms, sub, tally)
+    except (HttpError, StepFailed) as exc:
+        tally.error("launch", str(exc))
+        return
+    finally:
+        phases.one_launched()
+    tally.launch_s.append(time.perf_counter() - begun)
+    await phases.answers_from.wait()
+    await asyncio.sleep(max(0.0, phases.t0 + answer_offset - time.perf_counter()))
+    sent = time.perf_counter()
+    tally.answers_sent += 1
+    tally.requests += 1
+    try:
+        answer = await client.post_json(
+            f"{tool}/api/placements/{placement_id}/checkpoint-answers",
+            {"choice": random.choice(choices)}, headers={"X-Pathways-Launch": token})
+        _expect("answer", answer, 201)
+    except (HttpError, StepFailed) as exc:
+        tally.error("answer", str(exc))
+        return
+    done = time.perf_counter()
+    tally.answers_ok += 1
+    tally.answer_s.append(done - sent)
+    tally.answer_times.append((sent, done))
+
+
+async def warm_up(tool: str, lms: BenchPlatform, workers: int, choices: list[str]) -> None:
+    """The instructor opens the link first (as after deep linking: the placement and the
+    context exist), then a few warm-up learners launch and answer, so every worker has loaded
+    the course before the measured learners arrive: a lecture hall meets a running server."""
+    scratch = Tally()
+    await launch(Client(), tool, lms, "instructor-0", scratch, instructor=True)
+    now = time.perf_counter()
+    phases = Phases(3 * workers)
+    await asyncio.gather(*(
+        learner(f"{WARMUP_PREFIX}{i:03d}", tool, lms, scratch, phases, start_at=now,
+                answer_offset=0.0, choices=choices)
+        for i in range(phases.expected)))
+    if scratch.errors:
+        raise BenchSetupError(f"warm-up failed: {scratch.error_samples}")
+
+
+async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+    ramp_s, window_s, max_s = args.ramp, args.window, args.max_seconds
+    tally = Tally()
+    choices = [c.key for c in _checkpoint_choices()]
+    await warm_up(tool, lms, args.workers, choices)
+    now = time.perf_counter()
+    phases = Phases(n)
+    tasks = [
+        asyncio.create_task(learner(
+            f"{LEARNER_PREFIX}{i:05d}", tool, lms, tally, phases,
+            start_at=now + random.uniform(0, ramp_s),
+            answer_offset=random.uniform(0, window_s) if window_s else 0.0, choices=choices))
+        for i in range(n)
+    ]
+    done, pending = await asyncio.wait(tasks, timeout=max_s)
+    tally.phase_s = time.perf_counter() - now
+    for task in pending:
+        task.cancel()
+        tally.error("unfinished", f"stopped at --max-seconds {max_s}")
+    if pending:
+        await asyncio.wait(pending)
+    return tally
+
+
+def _checkpoint_choices() -> list[Any]:
+    lesson = load_course().lesson(LESSON)
+    if lesson is None:
+        raise BenchSetupError(f"the packaged course has no lesson {LESSON}")
+    return list(lesson.checkpoint.choices)
+
+
+def recorded(database_url: str) -> tuple[int, int]:
+    """(checkpoint attempts, checkpoint score-outbox rows) of the measured learners."""
+    engine = make_engine(database_url)
+    learners = select(LmsUser.id).where(LmsUser.sub.like(LEARNER_PREFIX + "%"))
+    try:
+        with make_session_factory(engine)() as s:
+            attempts = s.scalar(select(func.count()).select_from(CheckpointAttempt)
+                                .where(CheckpointAttempt.user_id.in_(learners))) or 0
+            outbox = s.scalar(select(func.count()).select_from(ScoreOutbox)
+                              .where(ScoreOutbox.source.like("checkpoint:%"),
+                                     ScoreOutbox.user_id.in_(learners))) or 0
+    finally:
+        engine.dispose()
+    return attempts, outbox
+
+
+async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+    try:
+        return await drive(tool, lms, n, args)
+    finally:
+        await lms.stop()
+
+
+def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="pw-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        with fresh_database(kind, tmp) as url:
+            upgrade(url)
+            loop = asyncio.new_event_loop()
+            try:
+                lms = loop.run_until_complete(BenchPlatform().start())
+                engine = make_engine(url)
+                with make_session_factory(engine)() as s:
+                    add_platform(s, **lms.registration())
+                    s.commit()
+                engine.dispose()
+                server = start_gunicorn(url, tmp, args.workers)
+                load_before = _results.loadavg()
+                started = time.perf_counter()
+                try:
+                    tally = loop.run_until_complete(_measure(server.url, lms, n, args))
+                finally:
+                    wall = time.perf_counter() - started
+                    server.stop()
+            finally:
+                loop.close()
+            attempts, outbox = recorded(url)
+            if server.process.returncode not in (0, -15):
+                log.warning("gunicorn exited %s: %s", server.process.returncode,
+                            server.log_path.read_text()[-1000:])
+    first = min((s for s, _ in tally.answer_times), default=0.0)
+    last = max((d for _, d in tally.answer_times), default=0.0)
+    span = last - first
+    return {
+        "bench": "checkpoint_load", "db": kind, "learners": n, "workers": args.workers,
+        "ramp_s": args.ramp, "window_s": args.window,
+        "answers_sent": tally.answers_sent, "answers_ok": tally.answers_ok,
+        "answers_recorded": attempts, "scores_queued": outbox,
+        "lost": tally.answers_ok - attempts,
+        "errors": sum(tally.errors.values()), "errors_by_step": tally.errors,
+        "error_samples": tally.error_samples,
+        "answers_per_s": round(tally.answers_ok / span, 1) if span > 0 else None,
+        "requests": tally.requests, "requests_per_s": round(tally.requests / tally.phase_s, 1),
+        "phase_s": round(tally.phase_s, 1),
+        "answer": _results.percentiles_ms(tally.answer_s),
+        "launch": _results.percentiles_ms(tally.launch_s),
+        "jwks_fetches": lms.jwks_fetches, "wall_s": round(wall, 1),
+        "loadavg_before": load_before, "loadavg_after": _results.loadavg(),
+        **_results.environment(),
+    }
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    """Answer latency (p50, p95, p99) against learners, one colour per database."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in rows:
+        latest[(row["db"], row["learners"])] = row
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for db, colour in (("postgres", "tab:blue"), ("sqlite", "tab:orange")):
+        points = sorted((n, r) for (d, n), r in latest.items() if d == db and r["answer"]["p99_ms"])
+        if not points:
+            continue
+        xs = [n for n, _ in points]
+        for key, style in (("p50_ms", ":"), ("p95_ms", "--"), ("p99_ms", "-")):
+            ax.plot(xs, [r["answer"][key] for _, r in points], style, marker="o", color=colour,
+                    label=f"{db} {key[:3]}")
+    ax.axhline(100, color="grey", linewidth=0.8)
+    ax.text(ax.get_xlim()[0], 102, "target p99 100 ms", fontsize=8, color="grey")
+    ax.set_xlabel("concurrent learners")
+    ax.set_ylabel("checkpoint answer latency (ms)")
+    ax.set_title("Checkpoint answers under load (gunicorn, loopback)")
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def show(row: dict[str, Any]) -> str:
+    a = row["answer"]
+    return (f"{row['db']:8} N={row['learners']:4}  answers {row['answers_ok']}/"
+            f"{row['answers_sent']} ok, recorded {row['answers_recorded']}, "
+            f"errors {row['errors']}  {row['answers_per_s']} answers/s "
+            f"({row['requests_per_s']} req/s overall)  answer p50 {a['p50_ms']} "
+            f"p95 {a['p95_ms']} p99 {a['p99_ms']} ms  launch p95 {row['launch']['p95_ms']} ms"
+            f"  load {row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
+    p.add_argument("--sizes", default="50,200,500",
+                   help="comma-separated numbers of concurrent learners")
+    p.add_argument("--workers", type=int, default=2, help="gunicorn sync workers (2 cores)")
+    p.add_argument("--ramp", type=float, default=5.0,
+                   help="seconds over which the learners launch")
+    p.add_argument("--window", type=float, default=10.0,
+                   help="seconds over which the answers arrive, once all have launched "
+                   "(0: all at the same instant)")
+    p.add_argument("--max-seconds", type=float, default=180.0,
+                   help="stop a run that has not finished after this long")
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--results", type=Path, default=JSONL)
+    args = p.parse_args(argv)
+    try:
+        args.size_list = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        p.error(f"--sizes {args.sizes!r}: give whole numbers separated by commas, e.g. 50,200")
+    if not args.size_list or min(args.size_list) < 1:
+        p.error("--sizes: every size must be at least 1")
+    if args.workers < 2:
+        p.error("--workers: at least 2, so requests really run side by side")
+    if args.ramp < 0 or args.window < 0 or args.max_seconds <= 0:
+        p.error("--ramp and --window must be >= 0, --max-seconds > 0")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = parse(argv)
+    random.seed(args.seed)
+    kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
+    failed = False
+    for kind in kinds:
+        for n in args.size_list:
+            try:
+                row = run_one(kind, n, args)
+            except BenchSetupError as exc:
+                log.error("checkpoint_load %s N=%d: %s", kind, n, exc)
+                return 2
+            _results.append(args.results, row)
+            log.info("%s", show(row))
+            failed |= bool(row["errors"] or row["lost"])
+    plot(_results.read(args.results), args.results.with_suffix(".png"))
+    log.info("wrote %s and %s", args.results, args.results.with_suffix(".png"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Benchmark the course tools: a full and a no-change run of `pathways course check` and of
+`pathways course build`, each a real subprocess on a fresh copy of the content.
+
+A no-change build must take under 5% of a full build (it only hashes inputs and compares
+keys). Prints the timings and ratios and appends one JSON line to bench/results/course.jsonl.
+
+    .venv/bin/python bench/course.py [--skip-check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _results import RESULTS, append, environment, loadavg  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "course" / "content"
+PATHWAYS = str(Path(sys.executable).parent / "pathways")
+LIMIT = 0.05
+
+
+def timed(args: list[str]) -> tuple[float, str]:
+    """Wall seconds of one `pathways` subprocess; a failure stops the benchmark loudly."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    start = time.perf_counter()
+    done = subprocess.run([PATHWAYS, *args], env=env, capture_output=True, text=True,
+                          timeout=3600)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"`pathways {' '.join(args)}` failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    return seconds, last
+
+
+def pair(name: str, args: list[str]) -> dict[str, float | str]:
+    full, full_line = timed(args)
+    again, again_line = timed(args)
+    ratio = again / full
+    print(f"{name:>5}: full {full:7.2f} s | no-change {again:6.2f} s | ratio {ratio:6.1%}"
+          f"   ({again_line})")
+    return {"full_s": round(full, 3), "no_change_s": round(again, 3), "ratio": round(ratio, 4),
+            "full_summary": full_line, "no_change_summary": again_line}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-check", action="store_true", help="Time only `build`.")
+    args = parser.parse_args()
+    record: dict[str, object] = {"bench": "course", **environment(), "loadavg_before": loadavg()}
+    with tempfile.TemporaryDirectory(prefix="pathways-bench-course-") as scratch:
+        content = Path(scratch) / "content"
+        shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("__pycache__"))
+        if not args.skip_check:
+            record["check"] = pair("check", ["course", "check", "--root", str(content)])
+        out = Path(scratch) / "site"
+        record["build"] = build = pair("build", ["course", "build", "--root", str(content),
+                                                 "--out", str(out), "--quiet"])
+    record["loadavg_after"] = loadavg()
+    record["build_ratio_ok"] = ok = float(build["ratio"]) < LIMIT
+    append(RESULTS / "course.jsonl", record)
+    print(f"no-change build / full build = {float(build['ratio']):.1%} "
+          f"({'under' if ok else 'NOT under'} {LIMIT:.0%}); appended to "
+          f"{RESULTS / 'course.jsonl'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

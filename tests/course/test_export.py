@@ -1,0 +1,143 @@
+"""`pathways course export`: the Common Cartridge and the Canvas QTI package, checked for
+structure (namespaces, every content id, every resource's files present, one correct
+response per quiz item) on the real course."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from course import load_course
+from course.export import ExportError, canvas_qti, cartridge, launch_url
+from course.export.cartridge import CARTRIDGE, CP, LOM
+from course.export.lti_links import BLTI, LTICC, LTICM
+from course.export.qti import QTI
+from course.model import Course
+
+TOOL = "https://pathways.example.edu"
+NS = {"cp": CP, "lom": LOM, "blti": BLTI, "lticm": LTICM, "cc": LTICC, "q": QTI}
+
+
+@pytest.fixture(scope="module")
+def course() -> Course:
+    return load_course()
+
+
+def content_ids(course: Course) -> set[str]:
+    ids = set()
+    for lesson in course.lessons():
+        ids |= {lesson.id, lesson.checkpoint.id, *(ex.id for ex in lesson.exercises)}
+    return ids
+
+
+def unzip(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert zf.testzip() is None
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def test_cartridge_manifest_links_every_content_id(course: Course) -> None:
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    assert manifest.tag == f"{{{CP}}}manifest"
+    assert manifest.findtext("cp:metadata/cp:schema", namespaces=NS) == "IMS Common Cartridge"
+    assert manifest.findtext("cp:metadata/cp:schemaversion", namespaces=NS) == "1.3.0"
+    assert manifest.find("cp:metadata/lom:lom/lom:general/lom:title/lom:string",
+                         NS).text == course.title
+    resources = {r.get("identifier"): r for r in manifest.iterfind("cp:resources/cp:resource", NS)}
+    lti = {rid for rid, r in resources.items() if r.get("type") == "imsbasiclti_xmlv1p0"}
+    assert lti == content_ids(course)
+    for resource in resources.values():  # every file a resource names is in the ZIP
+        hrefs = [f.get("href") for f in resource.iterfind("cp:file", NS)]
+        assert hrefs and all(h in files for h in hrefs), resource.get("identifier")
+    refs = [i.get("identifierref") for i in manifest.iter(f"{{{CP}}}item")
+            if i.get("identifierref")]
+    assert sorted(refs) == sorted(resources), "every resource is placed in the organization"
+    ids = [e.get("identifier") for e in manifest.iter() if e.get("identifier")]
+    assert len(ids) == len(set(ids)), "identifiers are unique (xs:ID)"
+
+
+def test_lti_links_launch_the_tool_with_the_content_id(course: Course) -> None:
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    for content_id in content_ids(course):
+        link = ET.fromstring(files[f"lti/{content_id}.xml"])
+        assert link.tag == f"{{{LTICC}}}cartridge_basiclti_link"
+        assert link.findtext("blti:launch_url", namespaces=NS) == f"{TOOL}/lti/launch"
+        assert link.findtext("blti:secure_launch_url", namespaces=NS) == f"{TOOL}/lti/launch"
+        custom = {p.get("name"): p.text for p in link.iterfind("blti:custom/lticm:property", NS)}
+        assert custom == {"content_id": content_id}
+        assert link.findtext("blti:title", namespaces=NS)
+    assert launch_url("http://localhost:5000/") == "http://localhost:5000/lti/launch"
+    assert launch_url(f"{TOOL}/lti/launch") == f"{TOOL}/lti/launch"
+
+
+def _check_quiz(quiz: ET.Element, course: Course) -> None:
+    assert quiz.tag == f"{{{QTI}}}questestinterop"
+    items = list(quiz.iter(f"{{{QTI}}}item"))
+    assert [i.get("ident") for i in items] == [x.checkpoint.id for x in course.lessons()]
+    for item, lesson in zip(items, course.lessons(), strict=True):
+        meta = {f.findtext("q:fieldlabel", namespaces=NS): f.findtext("q:fieldentry",
+                                                                       namespaces=NS)
+                for f in item.iter(f"{{{QTI}}}qtimetadatafield")}
+        assert meta["question_type"] == "multiple_choice_question"
+        assert meta["cc_profile"] == "cc.multiple_choice.v0p1"
+        labels = [r.get("ident") for r in item.iter(f"{{{QTI}}}response_label")]
+        assert len(labels) == len(lesson.checkpoint.choices)
+        scoring = [c for c in item.iter(f"{{{QTI}}}respcondition")
+                   if c.find("q:setvar", NS) is not None]
+        assert len(scoring) == 1, "exactly one correct response"
+        correct = scoring[0].findtext("q:conditionvar/q:varequal", namespaces=NS)
+        assert correct == f"{lesson.checkpoint.id}.{lesson.checkpoint.correct_keys[0]}"
+        assert scoring[0].findtext("q:setvar", namespaces=NS) == "100"
+        feedback_ids = {f.get("ident") for f in item.iterfind("q:itemfeedback", NS)}
+        shown = {d.get("linkrefid") for d in item.iter(f"{{{QTI}}}displayfeedback")}
+        assert shown <= feedback_ids and len(shown) == len(lesson.checkpoint.choices)
+
+
+def test_checkpoint_quiz_in_the_cartridge_and_for_canvas(course: Course) -> None:
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    _check_quiz(ET.fromstring(files["checkpoints/assessment.xml"]), course)
+    canvas = unzip(canvas_qti(course).zip_bytes())
+    manifest = ET.fromstring(canvas["imsmanifest.xml"])
+    resource = manifest.find("cp:resources/cp:resource", NS)
+    assert resource is not None and resource.get("type") == "imsqti_xmlv1p2"
+    href = resource.find("cp:file", NS).get("href")
+    _check_quiz(ET.fromstring(canvas[href]), course)
+
+
+def test_text_is_escaped_and_a_checkpoint_without_one_answer_is_refused(
+        course: Course) -> None:
+    lesson = course.lessons()[0]
+    evil = dataclasses.replace(lesson, title='<b>"T&T"</b>')
+    phase = dataclasses.replace(course.phases[0], lessons=(evil,))
+    files = unzip(cartridge(dataclasses.replace(course, phases=(phase,)), TOOL).zip_bytes())
+    link = ET.fromstring(files[f"lti/{lesson.id}.xml"])  # parses: the title was escaped
+    assert link.findtext("blti:title", namespaces=NS) == '<b>"T&T"</b>'
+    choices = tuple(dataclasses.replace(c, correct=True) for c in lesson.checkpoint.choices)
+    broken = dataclasses.replace(lesson, checkpoint=dataclasses.replace(lesson.checkpoint,
+                                                                        choices=choices))
+    phase = dataclasses.replace(course.phases[0], lessons=(broken,))
+    with pytest.raises(ExportError, match=f"{lesson.checkpoint.id}: .*exactly one correct"):
+        canvas_qti(dataclasses.replace(course, phases=(phase,)))
+
+
+def test_cli_writes_both_packages_and_rejects_a_bad_url(tmp_path: Path) -> None:
+    pathways = str(Path(sys.executable).parent / "pathways")
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    ok = subprocess.run([pathways, "course", "export", "--out", str(tmp_path),
+                         "--tool-url", TOOL], env=env, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / CARTRIDGE).is_file() and "wrote" in ok.stdout
+    assert zipfile.is_zipfile(tmp_path / "jax-pathways-checkpoints-qti.zip")
+    bad = subprocess.run([pathways, "course", "export", "--out", str(tmp_path),
+                          "--tool-url", "pathways.example.edu"], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2 and "not an http(s) URL" in bad.stderr
