@@ -85,6 +85,22 @@ class Zygote:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return json.loads(line)
 
+    def _wait_status(self, status: dict[str, Any], deadline: float) -> None:
+        """The child's wait status; then kill what it left behind, so its pipes reach EOF."""
+        try:
+            self.control.settimeout(max(0.5, deadline - time.monotonic()))
+            try:
+                status.update(self._read())
+            except TimeoutError:
+                status["late"] = True
+                self.group.kill_all(self.keep)
+                self.control.settimeout(10)
+                status.update(self._read())
+        except (EOFError, OSError, ValueError) as exc:
+            status["error"] = exc
+        finally:
+            self.group.kill_all(self.keep)
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 
@@ -120,18 +136,18 @@ class Zygote:
                 os.close(w)
         try:
             self._read()  # {"pid": ...}: the child exists
+            status: dict[str, Any] = {}
+            waiter = threading.Thread(target=self._wait_status, args=(status, deadline))
+            waiter.start()
             process.pump({k: r for k, (r, _) in pipes.items()}, limits, out, deadline,
                          excerpt_bytes=16 * 1024)
             if out.timed_out or out.output_exceeded or out.values_exceeded:
                 self.group.kill_all(self.keep)
-            self.control.settimeout(max(0.5, deadline - time.monotonic()))
-            try:
-                out.returncode = _decode(self._read()["status"])
-            except TimeoutError:
-                out.timed_out = True
-                self.group.kill_all(self.keep)
-                self.control.settimeout(10)
-                out.returncode = _decode(self._read()["status"])
+            waiter.join()
+            if "error" in status:
+                raise status["error"]
+            out.timed_out = out.timed_out or status.get("late", False)
+            out.returncode = _decode(status["status"])
         except (EOFError, OSError, ValueError) as exc:
             logger.warning("warm zygote lost during a run", extra={"error": str(exc)})
             out.returncode = -9
@@ -150,7 +166,7 @@ class Zygote:
         return out
 
 
-def _decode(status: int) -> int:
+def _decode(status: int) -> int:  # a wait status from the zygote
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
     return os.WEXITSTATUS(status)

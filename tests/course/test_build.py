@@ -184,12 +184,16 @@ def test_cli_build_reports_progress_and_the_no_change_fast_path(
     root, out = copy_of(built, tmp_path)
     command = [str(Path(sys.executable).parent / "pathways"), "course", "build",
                "--root", str(root), "--out", str(out)]
-    first = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
-    assert first.returncode == 0, first.stderr
-    assert "reused lessons/arrays-04.html" in first.stdout and "0 built" in first.stdout
-    second = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
-    assert second.returncode == 0, second.stderr
-    assert "unchanged" in second.stdout and "0 built" in second.stdout
+    same = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
+    assert same.returncode == 0, same.stderr
+    assert "unchanged" in same.stdout and "0 built" in same.stdout
+    guide = root / "projects" / "arrays-audit" / "README.md"
+    guide.write_text(guide.read_text() + "\nOne more line for the CLI test.\n")
+    edited = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
+    assert edited.returncode == 0, edited.stderr
+    assert "built  projects/arrays-audit.html" in edited.stdout
+    assert "reused lessons/arrays-04.html" in edited.stdout and "2 built" in edited.stdout
+    assert "One more line for the CLI test." in (out / "projects/arrays-audit.html").read_text()
     manifest = json.loads((out / ".build-cache.json").read_text())
     assert manifest["@tree"] and "index.html" in manifest
 

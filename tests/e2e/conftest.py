@@ -33,6 +33,7 @@ class DemoProcess:
     tool_url: str
     lms_url: str
     lines: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
 
     @property
     def output(self) -> str:
@@ -79,8 +80,9 @@ def start_demo() -> Iterator[Callable[[Path], DemoProcess]]:
                            f"http://localhost:{ports['lms']}")
         assert process.stdout is not None
         stdout = process.stdout
-        threading.Thread(target=lambda: demo.lines.extend(iter(stdout.readline, "")),
-                         daemon=True).start()
+        demo.reader = threading.Thread(
+            target=lambda: demo.lines.extend(iter(stdout.readline, "")), daemon=True)
+        demo.reader.start()
         started.append(demo)
         return demo
 
@@ -98,6 +100,10 @@ def start_demo() -> Iterator[Callable[[Path], DemoProcess]]:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        if demo.reader is not None:
+            demo.reader.join(timeout=10)  # EOF once the demo has exited
+        if demo.process.stdout is not None and not (demo.reader and demo.reader.is_alive()):
+            demo.process.stdout.close()
 
 
 # --- the local stack (deploy/local/stack.sh) and a real Chromium --------------------------

@@ -4,6 +4,9 @@ HTTP, Ctrl-C stops every child, and the data is there on the next start."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +15,7 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from devlms.browser import Browser, forms
+from devlms.server import free_port
 from lti_service.models import CheckpointAttempt, Placement
 
 READY = "JAX Pathways demo is running"
@@ -94,3 +98,20 @@ def test_demo_runs_the_flow_stops_cleanly_and_keeps_its_data(start_demo, tmp_pat
     assert requests.get(again.tool_url + "/lti/jwks", timeout=10).status_code == 200
     assert again.interrupt() == 0
     assert [pid for pid in again.child_pids() if alive(pid)] == []
+
+
+def test_demo_refuses_a_port_in_use_and_starts_nothing(tmp_path: Path) -> None:
+    state_dir = tmp_path / "demo"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "pathways", "demo", "--dir", str(state_dir),
+             "--tool-port", str(port), "--lms-port", str(free_port())],
+            capture_output=True, text=True, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        )
+    assert result.returncode == 1
+    assert f"port {port} (tool service) is already in use" in result.stderr
+    assert "--tool-port" in result.stderr
+    assert "started" not in result.stdout + result.stderr

@@ -25,6 +25,7 @@ def expected(path: Path) -> set[str]:
 def graded(runner, secret_dir) -> dict[str, GradingResult]:
     """Grade the whole corpus, 3 runs at a time, with a canary in the worker's environment."""
     os.environ["PATHWAYS_CANARY_SECRET"] = CANARY
+    os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/learner-chosen"
     try:
         def one(path: Path) -> tuple[str, GradingResult]:
             source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
@@ -36,7 +37,7 @@ def graded(runner, secret_dir) -> dict[str, GradingResult]:
         with ThreadPoolExecutor(max_workers=3) as pool:
             return dict(pool.map(one, CORPUS))
     finally:
-        del os.environ["PATHWAYS_CANARY_SECRET"]
+        del os.environ["PATHWAYS_CANARY_SECRET"], os.environ["XLA_FLAGS"]
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
@@ -48,6 +49,12 @@ def test_hostile_submission_is_a_clear_failure(path: Path, graded) -> None:
     assert CANARY not in result.stdout + result.stderr + result.feedback
     if result.outcome != "graded":
         assert result.score == 0.0
+
+
+def test_sandbox_environment_is_cleared(graded) -> None:
+    """read_environment printed the whole environment: none of the worker's is there."""
+    stdout = graded["read_environment.py"].stdout
+    assert "JAX_PLATFORMS" in stdout and "XLA_FLAGS" not in stdout and "REDIS" not in stdout
 
 
 def test_worker_lives_on_and_next_job_scores_full(graded, runner) -> None:

@@ -12,3 +12,4 @@ assert float(as_bf16[1]) == 256.0 and float(as_f16[1]) == 257.0
 assert float(as_bf16[2]) == 1.0 and float(as_f16[2]) == 1.0 + 2.0**-10
 assert float(jnp.finfo(jnp.bfloat16).eps) == 2.0**-7
 assert float(jnp.finfo(jnp.float16).eps) == 2.0**-10
+assert float(jnp.finfo(jnp.float32).eps) == 2.0**-23

@@ -21,13 +21,17 @@ late = jnp.array([0.1])
 print("made before the flag:", early.dtype, "| after:", late.dtype,
       "| mixed:", (early + late).dtype)
 """
+FROM_ENVIRONMENT = """
+import jax.numpy as jnp
+print("child with JAX_ENABLE_X64=1:", jnp.array(1.0).dtype)
+"""
 env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-for program in (X64_FIRST, FLAG_TOO_LATE):
-    child = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
+runs = ((X64_FIRST, env), (FLAG_TOO_LATE, env), (FROM_ENVIRONMENT, {**env, "JAX_ENABLE_X64": "1"}))
+for program, child_env in runs:
+    child = subprocess.run([sys.executable, "-c", program], env=child_env, capture_output=True,
                            text=True, timeout=120, check=True)
     print(child.stdout, end="")
-    outputs = child.stdout
-    assert "float64" in outputs
+    assert "float64" in child.stdout
 
 # In this process the flag is still off: asking for float64 is truncated, with a warning.
 with warnings.catch_warnings(record=True) as caught:
@@ -35,5 +39,6 @@ with warnings.catch_warnings(record=True) as caught:
     truncated = jnp.array([1.0], dtype=jnp.float64)
 print("parent: dtype=float64 gives", truncated.dtype, "| warned:", len(caught) == 1)
 print("parent promote uint32 with int32:", jnp.promote_types(jnp.uint32, jnp.int32))
-assert truncated.dtype == jnp.float32 and "jax_enable_x64" in str(caught[0].message)
+assert truncated.dtype == jnp.float32 and caught[0].category is UserWarning
+assert "jax_enable_x64" in str(caught[0].message)
 assert not jax.config.jax_enable_x64

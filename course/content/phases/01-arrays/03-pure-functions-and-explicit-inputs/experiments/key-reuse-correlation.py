@@ -9,5 +9,7 @@ split_b = jax.random.normal(key_b, (10_000,))
 reused_corr = float(jnp.corrcoef(reused_a, reused_b)[0, 1])
 split_corr = float(jnp.corrcoef(split_a, split_b)[0, 1])
 print(f"correlation, same key: {reused_corr:.3f} | split keys: {split_corr:.3f}")
+print("key implementation:", jax.random.key_impl(noise_key))
 assert jnp.array_equal(reused_a, reused_b) and reused_corr > 0.999
 assert abs(split_corr) < 0.05  # about 1/sqrt(10000) = 0.01 for independent draws
+assert str(jax.random.key_impl(noise_key)) == "threefry2x32"

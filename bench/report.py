@@ -1,0 +1,176 @@
+"""Write the README's "## Latest benchmark figures" section from bench/results/*.jsonl.
+
+Only that section changes (it runs to the next "## " heading or the end of the file); the rest
+of the README is left byte for byte. Each table shows the latest line per configuration, with
+its date, the load average it ran under (the machine is shared) and the command that made it.
+
+    .venv/bin/python bench/report.py [--readme README.md] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH] + [str(BENCH)]
+
+import _results  # noqa: E402
+
+log = logging.getLogger("bench.report")
+ROOT = BENCH.parent
+HEADING = "## Latest benchmark figures"
+
+
+class ReportError(Exception):
+    """The README or a results file is not as the report expects; the message says how."""
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+    return str(value)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    out += ["| " + " | ".join(_fmt(v) for v in row) + " |" for row in rows]
+    return out
+
+
+def _load(row: dict[str, Any]) -> str:
+    before, after = row.get("loadavg_before"), row.get("loadavg_after")
+    if before and after:
+        return f"{before[0]:.1f}→{after[0]:.1f}"
+    return _fmt((before or after or [None])[0])
+
+
+def _commands(rows: list[dict[str, Any]], script: str) -> list[str]:
+    seen = sorted({r.get("command") or f"python bench/{script} (arguments not recorded)"
+                   for r in rows})
+    return ["", "Produced by: " + "; ".join(f"`{c}`" for c in seen)]
+
+
+def checkpoint_section(rows: list[dict[str, Any]]) -> list[str]:
+    latest: dict[tuple[str, int, float], dict[str, Any]] = {}
+    for row in rows:
+        latest[(row["db"], row["learners"], row.get("window_s", 0.0))] = row
+    ordered = [latest[k] for k in sorted(latest, key=lambda k: (k[0] != "postgres", k[1], k[2]))]
+    body = [[r["db"], r["learners"], r["workers"], r.get("window_s"),
+             f"{r['answers_ok']}/{r['answers_sent']}", r["answers_recorded"], r["errors"],
+             r.get("answers_per_s"), r["answer"]["p50_ms"], r["answer"]["p95_ms"],
+             r["answer"]["p99_ms"], r["launch"]["p95_ms"], _load(r), r["timestamp"][:16]]
+            for r in ordered]
+    lines = ["### Checkpoint answers under load (`bench/checkpoint_load.py`)", "",
+             "Target: p99 under 100 ms at 200 learners on PostgreSQL, no error, no loss; "
+             "SQLite within 2x of PostgreSQL.", ""]
+    lines += _table(["db", "learners", "gunicorn workers", "answer window s", "answers ok/sent",
+                     "recorded in db", "errors", "answers/s", "p50 ms", "p95 ms", "p99 ms",
+                     "launch p95 ms", "load avg", "when (UTC)"], body)
+    lines += _commands(ordered, "checkpoint_load.py")
+    lines += ["", "![answer latency against learners](bench/results/checkpoint_load.png)"]
+    return lines
+
+
+def grading_section(rows: list[dict[str, Any]]) -> list[str]:
+    row = rows[-1]
+    body = [[r.get("workers"), r.get("submissions"), r.get("recorded"), r.get("per_minute"),
+             r.get("median_s"), r.get("p95_s"), row.get("bare_python_median_s"),
+             r.get("median_over_bare")] for r in row.get("runs", [])]
+    lines = ["### Grading (`bench/grading.py`)", "",
+             f"Queue {row.get('queue', '?')}, warm runner {row.get('warm', '?')}, mix "
+             f"{row.get('mix', '?')}, {_fmt(row.get('ts') or row.get('timestamp'))[:16]} UTC, "
+             f"load {_load(row)}. Target: median submit-to-score ≤ 1.2x a bare cold "
+             "`python main.py`.", ""]
+    lines += _table(["workers", "submissions", "recorded", "per minute", "median s", "p95 s",
+                     "bare python s", "median / bare"], body)
+    lines += _commands([row], "grading.py")
+    lines += ["", "![grading time distribution](bench/results/grading.png)"]
+    return lines
+
+
+def course_section(rows: list[dict[str, Any]]) -> list[str]:
+    row = rows[-1]
+    body = [[tool, row[tool].get("full_s"), row[tool].get("no_change_s"),
+             f"{100 * float(row[tool].get('ratio', 0)):.1f}%"]
+            for tool in ("check", "build") if isinstance(row.get(tool), dict)]
+    lines = ["### Course tools (`bench/course.py`)", "",
+             f"{_fmt(row.get('timestamp'))[:16]} UTC, load {_load(row)}. Target: a no-change "
+             "build under 5% of a full build.", ""]
+    lines += _table(["tool", "full s", "no-change s", "no-change / full"], body)
+    lines += _commands([row], "course.py")
+    return lines
+
+
+SECTIONS = {"checkpoint_load": checkpoint_section, "grading": grading_section,
+            "course": course_section}
+
+
+def section(results: Path) -> str:
+    lines = [HEADING, "",
+             "Written by `bench/report.py` from `bench/results/*.jsonl` (`make bench` runs every "
+             "bench, then this). Machine: a shared 2-core VM; the load average is "
+             "the 1-minute figure before→after each run, and other engineers' jobs were part "
+             "of it, so read the latencies with it.", ""]
+    found = False
+    for name, render in SECTIONS.items():
+        path = results / f"{name}.jsonl"
+        try:
+            rows = _results.read(path)
+        except ValueError as exc:
+            raise ReportError(str(exc)) from exc
+        if not rows:
+            lines += [f"### `bench/{name}.py`", "",
+                      f"No results yet: run `python bench/{name}.py`.", ""]
+            continue
+        try:
+            lines += render(rows) + [""]
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            raise ReportError(f"{path}: a line lacks the fields the report reads ({exc!r}): "
+                              "re-run that bench, or delete lines older than its format") from exc
+        found = True
+    if not found:
+        lines += ["(no results in bench/results/ yet: run `make bench`)", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def replace_section(readme: str, new_section: str) -> str:
+    start = readme.find("\n" + HEADING + "\n")
+    if start < 0:
+        raise ReportError(f"README has no line {HEADING!r}: add it (at the end) and re-run")
+    start += 1
+    end = readme.find("\n## ", start + len(HEADING))
+    tail = readme[end + 1:] if end >= 0 else ""
+    return readme[:start] + new_section + ("\n" + tail if tail else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    p.add_argument("--results", type=Path, default=_results.RESULTS)
+    p.add_argument("--check", action="store_true",
+                   help="only say whether the README is up to date (exit 1 if not)")
+    args = p.parse_args(argv)
+    try:
+        old = args.readme.read_text()
+        new = replace_section(old, section(args.results))
+    except (OSError, ReportError) as exc:
+        log.error("bench/report.py: %s", exc)
+        return 2
+    if args.check:
+        log.info("README figures are %s", "up to date" if new == old else "out of date")
+        return 0 if new == old else 1
+    if new != old:
+        args.readme.write_text(new)
+    log.info("updated %s (%s)", args.readme, HEADING)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
