@@ -14,7 +14,10 @@ from typing import Any
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
+# PATHWAYS_BENCH_RESULTS: where the benches write (the smoke tests point it at a scratch folder
+# so a test run never becomes the README's "latest figures").
+RESULTS = Path(os.environ.get("PATHWAYS_BENCH_RESULTS")
+               or Path(__file__).resolve().parent / "results")
 
 
 def loadavg() -> list[float]:

@@ -46,7 +46,8 @@ def _stage(index: int, slug: str, title: str, lesson_id: str, body: list[str]) -
 
 def _header(lesson: Lesson, links: LessonLinks) -> str:
     prereqs = ", ".join(
-        _link(links.lessons.get(p), p) if links.lessons.get(p) else _e(p)
+        _link(links.lessons.get(p), links.lesson_titles.get(p, p)) if links.lessons.get(p)
+        else _e(links.lesson_titles.get(p, p))
         for p in lesson.prerequisites
     ) or "none"
     downloads = [

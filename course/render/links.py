@@ -20,6 +20,7 @@ class LessonLinks:
     evidence_template: URL of ``evidence.md``.
     project: URL of the phase's project page; None when there is none.
     lessons: lesson id -> URL, so prerequisites become links (unknown ids stay plain text).
+    lesson_titles: lesson id -> title, the text of those links (the id when missing).
     checkpoint_action: the form's action URL. None renders a static self-check: per-choice
         feedback revealed by CSS when a choice is selected, no request made. A URL renders a
         live form that posts the choice and reveals nothing (the server judges it).
@@ -40,6 +41,7 @@ class LessonLinks:
     evidence_template: str | None = None
     project: str | None = None
     lessons: Mapping[str, str] = field(default_factory=dict)
+    lesson_titles: Mapping[str, str] = field(default_factory=dict)
     checkpoint_action: str | None = None
     checkpoint_method: str = "post"
     checkpoint_field: str = "choice"

@@ -142,7 +142,8 @@ def lesson(tmp_path: Path) -> Lesson:
 
 
 LINKS = LessonLinks(figure="figure.png", notebook="nb.ipynb", evidence_template="evidence.md",
-                    lessons={"arrays-03": "arrays-03.html"})
+                    lessons={"arrays-03": "arrays-03.html"},
+                    lesson_titles={"arrays-03": "Pure functions and explicit inputs"})
 
 
 def test_stages_in_order_and_headings_never_skip(lesson: Lesson) -> None:
@@ -153,6 +154,8 @@ def test_stages_in_order_and_headings_never_skip(lesson: Lesson) -> None:
     levels = [level for level, _ in tree.headings]
     assert levels[0] == 1 and levels.count(1) == 1
     assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), levels
+    prereq = next(a for t, a in tree.tags if t == "a" and a.get("href") == "arrays-03.html")
+    assert prereq and "Before this: Pure functions and explicit inputs." in "".join(tree.text)
     for title in ("Step 1: Set up imports and input tensors", "Recorded reference execution",
                   "Check your understanding", "Carry forward", "References"):
         assert title in [t for _, t in tree.headings]

@@ -192,18 +192,18 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
 
 def test_learner_flow_when_the_browser_blocks_third_party_cookies(local_stack, open_browser,
                                                                   shoot) -> None:  # type: ignore[no-untyped-def]
-    """Chromium's default: the frame cannot keep the login cookie; the tool offers its own
-    window, where the same launch completes and the answer reaches the gradebook."""
+    """Chromium's default. A plain `SameSite=None; Secure` cookie is refused in the frame, so
+    the tool offers its own window, where the same launch completes. (A `Partitioned` state
+    cookie would be kept in the frame: then the lesson simply loads there; both are fine.)"""
     ensure_placed(local_stack)
     page = open_browser(third_party_cookies=False).new_page()
     frame = launch(page, local_stack, CHECKPOINT, "bob")
-    frame.locator("#new-window").wait_for()
-    shoot(page, "1-new-window-offered")
+    frame.locator("#new-window, form.checkpoint").first.wait_for()
+    shoot(page, "1-in-the-lms-frame")
     window, view = tool_view(page, frame, local_stack)
-    assert window is not page
     view.locator("form.checkpoint").wait_for()
     answer_checkpoint(view, "a")
-    shoot(window, "2-answered-in-own-window")
+    shoot(window, "2-answered-in-own-window" if window is not page else "2-answered-in-frame")
     score = wait_for_score(local_stack, "bob", CHECKPOINT)
     assert score["scoreGiven"] == 1.0
 

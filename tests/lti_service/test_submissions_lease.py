@@ -234,3 +234,28 @@ def test_reaper_resends_an_expired_queued_lease(tmp_path: Path) -> None:
         assert service.reap(s, w.queues, SETTINGS, now=later) == 1
     assert w.queues.grading.pending_count() == 1
     assert w.row(sid).grading_try == 2 and w.row(sid).status == "queued"
+
+
+def test_pathways_consumer_command_records_results_and_stops_on_sigterm(tmp_path: Path) -> None:
+    w = _world(tmp_path, None)
+    sid = w.submit("x", "print(1)\n")
+    w.queues.send("started", submission_id=sid, attempt=1, worker="w")
+    w.queues.send("result", result=_result(sid, 1, "graded", 2.0))
+    env = {**w.env, "DATABASE_URL": f"sqlite:///{tmp_path / 'tool.sqlite3'}"}
+    exe = Path(sys.executable).with_name("pathways")
+    with (tmp_path / "consumer.log").open("ab") as out:
+        proc = subprocess.Popen([str(exe), "consumer", "--reap-every", "0.5",
+                                 "--outbox-every", "0.5"], env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while w.row(sid).status != "graded" and time.time() < deadline:
+            time.sleep(0.2)
+        assert w.row(sid).score == 2.0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, (tmp_path / "consumer.log").read_text()[-2000:]
+    with w.sessions() as session:
+        outbox = session.scalars(select(ScoreOutbox)).one()
+        # The placement has an unreachable line item: the row stays for a later retry.
+        assert outbox.score == 2.0 and outbox.status in ("pending", "no_lineitem")

@@ -43,3 +43,4 @@ assert placed.devices() == {cpu} and placed.committed
 assert isinstance(back, np.ndarray) and not back.flags.writeable
 assert np.array_equal(back, np.array([20.0, 4.0, 6.0], dtype=np.float32))
 # endregion
+print("PASS: arrays-01")

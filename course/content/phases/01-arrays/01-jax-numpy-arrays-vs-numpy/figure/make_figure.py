@@ -4,22 +4,29 @@ For six conversions it measures, with real arrays, whether the result shares its
 buffer, whether the result accepts an in-place write, and whether a write made afterwards (to
 the NumPy source once the transfer has finished, or to the NumPy result) changes the JAX
 value. Writes figure/data.json (data + provenance) and figure/figure.png next to this script.
+
+    python figure/make_figure.py [--out DIR]      (default DIR: this script's folder)
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import hashlib
 import json
+import os
 import platform
 from collections.abc import Callable
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
-import jaxlib
-import matplotlib
-import numpy as np
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import jaxlib  # noqa: E402
+import matplotlib  # noqa: E402
+import numpy as np  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -104,11 +111,15 @@ def draw(rows: dict[str, list[bool]], path: Path) -> None:
     ax.set_xlabel("measured on the CPU backend: buffer pointers, a test write, a later write",
                   fontsize=10)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="folder for data.json, figure.png")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     rows = measure()
     for values in rows.values():
         assert values[0] or not values[2], "a JAX value changed without shared memory"
@@ -117,9 +128,10 @@ def main() -> None:
     assert rows["np.asarray(jax_x)"][:2] == [True, False]
     assert rows["np.array(jax_x)"][:2] == [False, True]
     data = {"columns": list(COLUMNS), "rows": rows}
-    (HERE / "data.json").write_text(
-        json.dumps({"data": data, "provenance": provenance()}, indent=2) + "\n")
-    draw(rows, HERE / "figure.png")
+    record = {"schema": 1, "data": data, "provenance": provenance()}
+    (args.out / "data.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    draw(rows, args.out / "figure.png")
+    print(f"wrote {args.out / 'data.json'} and {args.out / 'figure.png'}")
 
 
 if __name__ == "__main__":

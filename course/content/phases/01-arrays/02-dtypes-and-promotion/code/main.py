@@ -45,3 +45,4 @@ assert jnp.result_type(half, np.float32(1)) == jnp.float32
 assert (brain + 1.0).dtype == jnp.bfloat16
 assert float((brain + 1.0)[1]) == 256.0  # 257 is not a bfloat16 number: it rounds to 256
 # endregion
+print("PASS: arrays-02")

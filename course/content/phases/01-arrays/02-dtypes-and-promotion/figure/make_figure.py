@@ -3,20 +3,27 @@
 Each cell is the dtype of ``a + b`` for one operand of the row's type and one of the column's
 type; "weak" operands are Python scalars. Writes figure/data.json (data + provenance) and
 figure/figure.png next to this script.
+
+    python figure/make_figure.py [--out DIR]      (default DIR: this script's folder)
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import hashlib
 import json
+import os
 import platform
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
-import jaxlib
-import matplotlib
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import jaxlib  # noqa: E402
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -87,11 +94,15 @@ def draw(rows: list[list[str]], path: Path) -> None:
     ax.set_ylabel("dtype of a", fontsize=11)
     ax.set_title("dtype of a + b in JAX (x64 off); * marks a weakly typed result", fontsize=12)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="folder for data.json, figure.png")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     rows = table()
     names = list(OPERANDS)
     assert rows[names.index("float16")][names.index("Python float (weak)")] == "f16"
@@ -99,9 +110,10 @@ def main() -> None:
     assert rows[names.index("int32")][names.index("float16")] == "f16"
     data = {"operands": names, "result": rows,
             "legend": "b1 bool, u uint, i int, bf16 bfloat16, f float; * = weakly typed"}
-    (HERE / "data.json").write_text(
-        json.dumps({"data": data, "provenance": provenance()}, indent=2) + "\n")
-    draw(rows, HERE / "figure.png")
+    record = {"schema": 1, "data": data, "provenance": provenance()}
+    (args.out / "data.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    draw(rows, args.out / "figure.png")
+    print(f"wrote {args.out / 'data.json'} and {args.out / 'figure.png'}")
 
 
 if __name__ == "__main__":

@@ -63,3 +63,4 @@ print("calls: 3 | traces:", len(traces), "| last result:", doubled)
 assert len(traces) == 1
 assert float(doubled) == 6.0
 # endregion
+print("PASS: arrays-03")

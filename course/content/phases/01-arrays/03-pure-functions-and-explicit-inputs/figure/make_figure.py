@@ -3,20 +3,27 @@
 Draws two normal vectors with the same key and two with keys split from it, on CPU, and plots
 each pair against each other. Writes figure/data.json (data + provenance) and figure/figure.png
 next to this script.
+
+    python figure/make_figure.py [--out DIR]      (default DIR: this script's folder)
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import hashlib
 import json
+import os
 import platform
 from pathlib import Path
 
-import jax
-import jax.numpy as jnp
-import jaxlib
-import matplotlib
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import jaxlib  # noqa: E402
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -70,17 +77,22 @@ def draw(data: dict, path: Path) -> None:
     fig.suptitle("Reusing a key repeats the numbers; splitting gives independent draws",
                  fontsize=12)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Software": None})
     plt.close(fig)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="folder for data.json, figure.png")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
     data = draws()
     assert data["reused"][0] == data["reused"][1]
     assert abs(data["correlation"]["split"]) < 0.2
-    (HERE / "data.json").write_text(
-        json.dumps({"data": data, "provenance": provenance()}, indent=2) + "\n")
-    draw(data, HERE / "figure.png")
+    record = {"schema": 1, "data": data, "provenance": provenance()}
+    (args.out / "data.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    draw(data, args.out / "figure.png")
+    print(f"wrote {args.out / 'data.json'} and {args.out / 'figure.png'}")
 
 
 if __name__ == "__main__":

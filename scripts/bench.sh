@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make bench`: every bench/ script in turn at a small size (well under 10 minutes on 2 cores),
+# then bench/report.py rewrites the README's "Latest benchmark figures" from bench/results/.
+# Full sizes: `.venv/bin/python bench/checkpoint_load.py` (50, 200, 500 learners), see
+# bench/README.md. PostgreSQL: TEST_DATABASE_URL, else the loopback server of
+# deploy/local/services.sh (started here, and stopped after, if it is not running).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+export JAX_PLATFORMS=cpu
+
+pg_up() {
+  [ -n "${TEST_DATABASE_URL:-}" ] && $PY - <<'EOF' 2>/dev/null
+import os, psycopg
+from sqlalchemy.engine import make_url
+url = make_url(os.environ["TEST_DATABASE_URL"]).set(drivername="postgresql")
+psycopg.connect(url.render_as_string(hide_password=False), connect_timeout=3).close()
+EOF
+}
+if ! pg_up; then
+  eval "$(bash deploy/local/services.sh env)"
+  if ! pg_up; then
+    eval "$(bash deploy/local/services.sh start var/bench-services)"
+    trap 'bash deploy/local/services.sh stop var/bench-services' EXIT
+  fi
+fi
+
+status=0
+run() {
+  echo "== $*"
+  # -P: keep bench/ off sys.path, where bench/course.py would shadow the course package.
+  if ! $PY -P "$@"; then
+    echo "!! $1 failed or missed its target (see above)" >&2
+    status=1
+  fi
+}
+run bench/course.py --skip-check
+run bench/grading.py --submissions 8 --workers 1,2
+run bench/checkpoint_load.py --db both --sizes 50,200
+$PY -P bench/report.py
+exit "$status"
