@@ -17,6 +17,7 @@ from pathlib import Path
 from course.checks import (
     CapturedValues,
     ChecksError,
+    CheckSuite,
     ValuesError,
     load_suite,
     read_values,
@@ -117,7 +118,8 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
         result.truncated[name] = bool(cut)
 
 
-def _interpret(run: RunOutcome, limits: Limits, suite, result: GradingResult) -> None:
+def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
+               result: GradingResult) -> None:
     if run.oom_killed:
         result.outcome = "memory_limit"
         result.feedback = (f"Your program used more than the {limits.memory_mb} MB memory limit "
@@ -158,7 +160,8 @@ def _interpret(run: RunOutcome, limits: Limits, suite, result: GradingResult) ->
     _from_captured(captured, suite, result)
 
 
-def _from_captured(captured: CapturedValues, suite, result: GradingResult) -> None:
+def _from_captured(captured: CapturedValues, suite: CheckSuite,
+                   result: GradingResult) -> None:
     outcomes = run_checks(suite, captured)
     result.checks = [CheckResult(o.name, o.status, o.points, o.max_points,
                                  o.feedback if o.visible or o.status == "passed"

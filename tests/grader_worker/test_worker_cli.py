@@ -1,0 +1,26 @@
+"""`pathways worker --check`: the health check probes JAX inside the sandbox and the queue."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from grader_helpers import worker_env
+
+
+def test_worker_check_reports_devices_and_queue(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("pathways")
+    done = subprocess.run([str(exe), "worker", "--platform", "cpu", "--check"],
+                          env=worker_env(tmp_path / "var", "check-"), capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("ok: cpu x1, jax 0.10.2, 0 job(s) waiting"), done.stdout
+    assert '"msg": "worker ready"' in done.stderr and '"queue": "sqlite"' in done.stderr
+
+
+def test_worker_rejects_an_unknown_platform(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("pathways")
+    done = subprocess.run([str(exe), "worker", "--platform", "gpu"], capture_output=True,
+                          text=True, env=worker_env(tmp_path / "var", "x-"), timeout=60)
+    assert done.returncode == 2 and "'gpu' is not one of 'cpu', 'tpu'" in done.stderr
