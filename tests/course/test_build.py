@@ -155,7 +155,6 @@ def test_second_build_reuses_everything(built: Built, tmp_path: Path) -> None:
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     again = build_site(load_course(root), out)
     assert again.built == [] and sorted(again.reused) == sorted(built.report.built)
-    assert again.seconds < 0.2 * built.report.seconds
     after = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert {p: t for p, t in after.items() if p.name != ".build-cache.json"} == {
         p: t for p, t in before.items() if p.name != ".build-cache.json"}
