@@ -155,6 +155,7 @@ def test_learner_flow_inside_the_lms_iframe(local_stack, open_browser, shoot, tm
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     points = exercise_points()
     assert f"{points:g} / {points:g}" in frame.locator("article.attempt").first.inner_text()
+    frame.locator("article.attempt").first.scroll_into_view_if_needed()
     shoot(page, "3-exercise-graded")
 
     page.goto(local_stack.lms_url + "/gradebook")
