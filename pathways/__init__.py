@@ -1,1 +1,1 @@
-"""JAX Pathways: the `pathways` command that ties the course, the LTI tool and the grader together."""
+"""JAX Pathways: the `pathways` command that ties the course, the tool and the grader together."""
