@@ -73,8 +73,39 @@ def checkpoint_section(rows: list[dict[str, Any]]) -> list[str]:
                      "recorded in db", "errors", "answers/s", "p50 ms", "p95 ms", "p99 ms",
                      "launch p95 ms", "load avg", "when (UTC)"], body)
     lines += _commands(ordered, "checkpoint_load.py")
+    lines += ["", *_checkpoint_verdict(latest)]
     lines += ["", "![answer latency against learners](bench/results/checkpoint_load.png)"]
     return lines
+
+
+def _checkpoint_verdict(latest: dict[tuple[str, int, float], dict[str, Any]]) -> list[str]:
+    """Say, from the figures themselves, whether the issue's targets were met."""
+    def at_200(db: str, spread: bool) -> dict[str, Any] | None:
+        hits = [r for (d, n, w), r in latest.items() if d == db and n == 200 and bool(w) == spread]
+        return max(hits, key=lambda r: r["timestamp"]) if hits else None
+
+    pg, lite = at_200("postgres", True), at_200("sqlite", True)
+    if pg is None or lite is None:
+        return ["Targets: not judged (run both databases at 200 learners)."]
+    pg99, lite99 = pg["answer"]["p99_ms"], lite["answer"]["p99_ms"]
+    clean = not (pg["errors"] or pg["lost"] or lite["errors"] or lite["lost"])
+    ratio = lite99 / pg99 if pg99 else float("inf")
+    out = [f"Targets at 200 learners, answers over {pg.get('window_s'):g} s: PostgreSQL p99 "
+           f"{pg99:.0f} ms ({'met' if pg99 < 100 else 'MISSED'}), errors and losses "
+           f"{'none (met)' if clean else 'SOME (MISSED)'}, SQLite p99 {lite99:.0f} ms = "
+           f"{ratio:.2f}x PostgreSQL ({'met' if ratio <= 2 else 'MISSED'}); load average "
+           f"{_load(pg)} / {_load(lite)}."]
+    burst = [r for r in (at_200("postgres", False), at_200("sqlite", False)) if r]
+    if burst:
+        out += ["", "All 200 answers at the same instant (`--window 0`): "
+                + "; ".join(f"{r['db']} p99 {r['answer']['p99_ms']:.0f} ms at "
+                            f"{r['answers_per_s']} answers/s" for r in burst)
+                + ". That is the capacity of 2 sync workers on 2 cores (~100 answers/s: "
+                "~20 ms of the two cores per answer, service and load generator together): "
+                "the last answer waits for the ~199 before it. Where the time goes and what "
+                "would close it: "
+                "[bench/README.md](bench/README.md#where-the-time-went-and-what-was-changed)."]
+    return out
 
 
 def grading_section(rows: list[dict[str, Any]]) -> list[str]:

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from . import DevLmsConfig, Store, create_app
+from .state import open_state
 
 log = logging.getLogger(__name__)
 
@@ -23,13 +24,8 @@ def main() -> None:
     cfg = DevLmsConfig(base_url=f"http://{args.host}:{args.port}", tool_base_url=args.tool)
     store = Store()
     if args.state_dir is not None:
-        args.state_dir.mkdir(parents=True, exist_ok=True)
-        key_path = args.state_dir / "platform_key.pem"
-        if not key_path.exists():
-            key_path.write_text(cfg.private_key_pem)
-            key_path.chmod(0o600)
-        cfg.private_key_pem = key_path.read_text()
-        store = Store.load(args.state_dir / "store.json")
+        store = open_state(cfg, args.state_dir)
+        log.info("devlms state in %s (%d links)", args.state_dir, len(store.links))
     reg = cfg.registration_args
     log.info("register this LMS with the tool: pathways platform add --issuer %s --client-id %s "
              "--login-url %s --token-url %s --key-set-url %s --deployment %s", reg["issuer"],

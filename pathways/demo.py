@@ -68,6 +68,10 @@ class DemoSettings:
     def log_dir(self) -> Path:
         return self.state_dir / "logs"
 
+    @property
+    def lms_state_dir(self) -> Path:
+        return self.state_dir / "lms"
+
 
 def child_env(settings: DemoSettings) -> dict[str, str]:
     """The environment every child shares: one state folder, embedded queue, SQLite."""
@@ -97,8 +101,11 @@ def children(settings: DemoSettings) -> list[Child]:
         Child("tool service", pathways_argv("serve", "--host", "127.0.0.1",
                                             "--port", str(settings.tool_port)),
               port=settings.tool_port),
+        # The LMS's key, placements and gradebook in the state folder too: a second start
+        # finds the links the instructor placed (and the tokens it issued stay valid).
         Child("local LMS", [sys.executable, "-m", "devlms", "--host", settings.lms_host,
-                            "--port", str(settings.lms_port), "--tool", settings.tool_url],
+                            "--port", str(settings.lms_port), "--tool", settings.tool_url,
+                            "--state-dir", str(settings.lms_state_dir)],
               port=settings.lms_port),
     ]
 

@@ -61,9 +61,11 @@ launch() {
     proxy) exec nginx -p "$state/nginx" -c "$state/nginx/nginx.conf" -g "daemon off;" ;;
     consumer) exec "$python" -m pathways consumer ;;
     worker-*) exec "$python" -m pathways worker --platform cpu --concurrency 1 ;;
-    # The LMS fetches the tool's JWKS over https: trust the stack's own certificate.
+    # The LMS fetches the tool's JWKS over https: trust the stack's own certificate. Its key,
+    # links, line items and scores live in $state/lms, so `down lms` + `up lms` is a restart.
     lms) REQUESTS_CA_BUNDLE="$tls/cert.pem" \
-           exec "$python" -m devlms --host 127.0.0.1 --port "$lms_port" --tool "$tool_url" ;;
+           exec "$python" -m devlms --host 127.0.0.1 --port "$lms_port" --tool "$tool_url" \
+             --state-dir "$state/lms" ;;
   esac
 }
 stop_signal() { case "$1" in consumer) echo INT ;; *) echo TERM ;; esac; }

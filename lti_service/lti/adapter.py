@@ -7,19 +7,29 @@ required (PyJWT refuses expired and future-dated tokens), only resource-link and
 messages are accepted, ``roles`` must be a list. Nonce replay is refused by the ``used_nonces``
 unique key (``services.launches``); pylti1p3 only checks that the nonce was issued.
 
-Third-party cookies: pylti1p3 binds state to a cookie. When the LMS frame blocks it, the launch
-finds the login parameters saved under the state and offers "open in a new window", which
-restarts the login at top level where the cookie works.
+Third-party cookies: pylti1p3 binds state to a cookie. Behind TLS the cookies the tool sets
+(pylti1p3's state cookie, through ``PartitionedCookieService``, and Flask's session cookie,
+through ``partition_session_cookie``) are ``SameSite=None; Secure; Partitioned``: a partitioned
+(CHIPS) cookie is kept inside the LMS frame even where third-party cookies are blocked (Chromium's
+default), keyed to the LMS's site. Where a browser still refuses it, the launch finds the login
+parameters saved under the state and offers "open in a new window", which restarts the login at
+top level where the cookie works.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import MutableMapping
 from typing import Any
 from urllib.parse import urlencode
 
 from flask import request
-from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
+from pylti1p3.contrib.flask import (
+    FlaskCookieService,
+    FlaskMessageLaunch,
+    FlaskOIDCLogin,
+    FlaskRequest,
+)
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
@@ -59,6 +69,24 @@ def check_claims(body: dict[str, Any], client_id: str) -> None:
         raise LtiException("the roles claim must be a list")
 
 
+class PartitionedCookieService(FlaskCookieService):
+    """pylti1p3's cookie writer, with ``Partitioned`` whenever the cookie is cross-site."""
+
+    def update_response(self, response: Any) -> None:
+        secure = bool(self._request.is_secure())
+        for key, data in self._cookie_data_to_set.items():
+            # pylti1p3's own attributes (FlaskCookieService.update_response), plus CHIPS.
+            response.set_cookie(key=key, value=data["value"], max_age=data["exp"], path="/",
+                                secure=secure, httponly=True,
+                                samesite="None" if secure else None, partitioned=secure)
+
+
+def partition_session_cookie(config: MutableMapping[str, Any]) -> None:
+    """Flask's session cookie: ``Partitioned`` exactly when it is ``SameSite=None; Secure``."""
+    config["SESSION_COOKIE_PARTITIONED"] = bool(
+        config.get("SESSION_COOKIE_SECURE") and config.get("SESSION_COOKIE_SAMESITE") == "None")
+
+
 class ToolMessageLaunch(FlaskMessageLaunch):
     def validate_message(self) -> ToolMessageLaunch:
         super().validate_message()
@@ -78,7 +106,8 @@ def login(db: Session, launch_url: str) -> Any:
     target = params.get("target_link_uri")
     if target and not target.startswith(launch_url.rsplit("/lti/", 1)[0] + "/"):
         raise LaunchRejected(f"target_link_uri {target!r} is not a URL of this tool")
-    oidc = FlaskOIDCLogin(req, conf, launch_data_storage=storage)
+    oidc = FlaskOIDCLogin(req, conf, cookie_service=PartitionedCookieService(req),
+                          launch_data_storage=storage)
     try:
         return oidc.pass_params_to_launch({"login": params}).redirect(launch_url)
     except OIDCException as exc:

@@ -2,6 +2,9 @@
 
 pylti1p3 caches tokens per connector instance with no expiry; this one shares them between
 processes and fetches a new one only when the stored one is within ``REFRESH_MARGIN`` of expiry.
+An LMS may void a token before its expiry (a restart, a rotated key, a revoked grant): when a
+service call with a stored token is answered 401 or 403, the token is dropped and the call is
+made once more with a fresh one. A refusal of the fresh one is the caller's error to handle.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 import requests
+from pylti1p3.exception import LtiServiceException
 from pylti1p3.registration import Registration
-from pylti1p3.service_connector import ServiceConnector
+from pylti1p3.service_connector import ServiceConnector, TServiceConnectorResponse
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -23,6 +27,7 @@ from ..models import AccessToken, utcnow
 log = logging.getLogger(__name__)
 REFRESH_MARGIN = timedelta(seconds=120)
 HTTP_TIMEOUT_S = 15
+REFUSED_TOKEN = (401, 403)
 
 
 class _TimeoutSession(requests.Session):
@@ -43,18 +48,24 @@ class CachedServiceConnector(ServiceConnector):
         self._db = db
         self._platform_id = platform_id
         self._last_expires_in: int | None = None
+        self._token_was_stored = False
         self._requests_session.hooks["response"].append(self._remember_expiry)
 
-    def get_access_token(self, scopes: Sequence[str]) -> str:
+    def _stored(self, scopes: Sequence[str]) -> tuple[str, AccessToken | None]:
         scope_key = hashlib.sha256(" ".join(sorted(scopes)).encode()).hexdigest()
-        row = self._db.scalar(
+        return scope_key, self._db.scalar(
             select(AccessToken).where(
                 AccessToken.platform_id == self._platform_id, AccessToken.scope_key == scope_key
             )
         )
+
+    def get_access_token(self, scopes: Sequence[str]) -> str:
+        scope_key, row = self._stored(scopes)
         now = utcnow()
         if row is not None and row.expires_at - REFRESH_MARGIN > now:
+            self._token_was_stored = True
             return row.token
+        self._token_was_stored = False
         self._access_tokens = {}
         token = super().get_access_token(scopes)
         expires_in = int(self._last_expires_in or 3600)
@@ -75,6 +86,35 @@ class CachedServiceConnector(ServiceConnector):
         log.info("new access token for platform %s (expires in %ss)", self._platform_id,
                  expires_in)
         return token
+
+    def forget_access_token(self, scopes: Sequence[str]) -> None:
+        """Mark the stored token for these scopes as expired, so the next call fetches one."""
+        _, row = self._stored(scopes)
+        if row is not None:
+            row.expires_at = utcnow() - REFRESH_MARGIN
+            self._db.flush()
+
+    def make_service_request(  # type: ignore[override]
+        self, scopes: Sequence[str], url: str, *args: object, **kwargs: object
+    ) -> TServiceConnectorResponse:
+        for again in (False, True):
+            try:
+                return super().make_service_request(scopes, url, *args, **kwargs)  # type: ignore[arg-type]
+            except LtiServiceException as exc:
+                if not self._refused_token(exc):
+                    raise
+                stored = self._token_was_stored
+                self.forget_access_token(scopes)  # refused, stored or fresh: never reuse it
+                if again or not stored:
+                    raise
+                log.warning("platform %s refused a stored access token (HTTP %s): fetching a "
+                            "new one", self._platform_id, exc.response.status_code)
+        raise AssertionError("unreachable")
+
+    def _refused_token(self, exc: LtiServiceException) -> bool:
+        """A service URL (not the token URL) answered 401/403."""
+        return (exc.response.status_code in REFUSED_TOKEN
+                and exc.response.request.url != self._registration.get_auth_token_url())
 
     def _remember_expiry(self, response: requests.Response, *args: object, **kw: object) -> None:
         if response.request.url != self._registration.get_auth_token_url() or not response.ok:

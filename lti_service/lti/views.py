@@ -14,6 +14,7 @@ from flask import (
     url_for,
 )
 from flask import session as flask_session
+from flask.blueprints import BlueprintSetupState
 from werkzeug.wrappers import Response
 
 from ..auth import Launch, current_launch, issue_token, require_instructor
@@ -24,6 +25,12 @@ from . import adapter
 
 log = logging.getLogger(__name__)
 bp = Blueprint("lti", __name__, url_prefix="/lti")
+
+
+@bp.record_once
+def _partition_session_cookie(setup: BlueprintSetupState) -> None:
+    # The app factory decides SameSite/Secure; the LTI part adds what frames need (adapter).
+    adapter.partition_session_cookie(setup.app.config)
 
 
 def launch_url() -> str:

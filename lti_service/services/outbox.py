@@ -2,8 +2,11 @@
 
 A row leaves ``pending`` only when the LMS accepted it. A failure (LMS down, 5xx, token refused)
 keeps it pending and moves ``next_attempt_at`` out by ``BASE_DELAY * 2**(tries-1)`` capped at
-``MAX_DELAY``: a down LMS delays a score, never loses it. ``requeue`` is the instructor's resend.
-``pathways consumer`` calls ``deliver_due`` periodically; each row commits on its own.
+``MAX_DELAY``: a down LMS delays a score, never loses it. A stored access token the LMS refuses
+(401/403, e.g. after the LMS restarted with a new key) is dropped and the post is made once more
+with a fresh token (``CachedServiceConnector``) before the row backs off. ``requeue`` is the
+instructor's resend. ``pathways consumer`` calls ``deliver_due`` periodically; each row commits
+on its own.
 """
 
 from __future__ import annotations
@@ -91,10 +94,9 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
             _post(session, row)
         except (LtiServiceException, LtiException, RequestException, ValueError) as exc:
             # ValueError: the LMS answered something that is not JSON. Anything else is a bug
-            # and propagates; the row stays pending either way, so nothing is lost.
-            session.rollback()
-            row = session.get(ScoreOutbox, row.id)  # type: ignore[assignment]
-            assert row is not None
+            # and propagates; the row stays pending either way, so nothing is lost. Only the
+            # token cache changed in this session (a token fetched, or one the LMS refused and
+            # the connector dropped): that is kept with the row's new schedule.
             row.tries += 1
             row.last_error = _error_text(exc)
             row.next_attempt_at = now + backoff(row.tries)

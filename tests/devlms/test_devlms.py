@@ -7,10 +7,13 @@ import subprocess
 import sys
 import time
 import uuid
+from types import SimpleNamespace
 from urllib.parse import parse_qs, urlparse
 
 import jwt
 import requests
+
+from devlms.server import free_port
 
 ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 SCORE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -169,3 +172,71 @@ def test_state_survives_a_restart(tmp_path) -> None:  # type: ignore[no-untyped-
     assert again.links[link.id].custom == {"content_id": "arrays-04"}
     assert again.lineitems[link.lineitem_id]["resourceLinkId"] == link.id
     assert again.scores[(link.lineitem_id, "alice")] == {"scoreGiven": 1.0}
+
+
+def _run_devlms(lms, port: int, *extra: str) -> subprocess.Popen[bytes]:  # type: ignore[no-untyped-def]
+    """``python -m devlms`` as deploy/local/stack.sh runs it; returns once it listens."""
+    process = subprocess.Popen([sys.executable, "-m", "devlms", "--port", str(port),
+                                "--tool", lms.tool_server.url, *extra],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            requests.get(f"http://127.0.0.1:{port}/jwks", timeout=2)
+            return process
+        except requests.ConnectionError:
+            assert process.poll() is None, "devlms exited at start"
+            time.sleep(0.2)
+    process.kill()
+    raise AssertionError("devlms did not listen in 60s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_state_dir_keeps_key_links_and_scores_across_a_process_restart(lms, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """With --state-dir a restarted devlms accepts the tokens it issued and keeps its
+    gradebook; without it the same token is refused (new key) and the line item is gone."""
+    from devlms import DevLmsConfig
+    from devlms.state import STORE_FILE, open_state
+
+    port = free_port()
+    cfg = DevLmsConfig(base_url=f"http://127.0.0.1:{port}", tool_base_url=lms.tool_server.url)
+    state = tmp_path / "lms"
+    store = open_state(cfg, state)
+    item = store.add_lineitem({"label": "x", "scoreMaximum": 1, "resourceId": "r"})
+    store.save()
+    base = cfg.url(f"/ags/{cfg.context_id}/lineitems/{item['id']}/scores")
+    target = SimpleNamespace(config=cfg, tool_key=lms.tool_key, tool_kid=lms.tool_kid)
+
+    def post(token: str, user: str) -> requests.Response:
+        score = {"userId": user, "scoreGiven": 1, "scoreMaximum": 1, "activityProgress":
+                 "Completed", "gradingProgress": "FullyGraded",
+                 "timestamp": "2026-01-01T00:00:00Z"}
+        return requests.post(base, json=score, timeout=10, headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/vnd.ims.lis.v1.score+json"})
+
+    process = _run_devlms(lms, port, "--state-dir", str(state))
+    try:
+        token = _token(target, _assertion(target)).json()["access_token"]
+        assert post(token, "alice").status_code == 200
+    finally:
+        _stop(process)
+    process = _run_devlms(lms, port, "--state-dir", str(state))
+    try:
+        assert post(token, "bob").status_code == 200, "the same key: the token still works"
+        book = requests.get(cfg.url("/gradebook.json"), timeout=10).json()
+        assert {row["userId"] for row in book["scores"]} == {"alice", "bob"}
+    finally:
+        _stop(process)
+    assert (state / STORE_FILE).exists()
+    process = _run_devlms(lms, port)
+    try:
+        refused = post(token, "alice")
+        assert refused.status_code == 401, refused.text
+        assert requests.get(cfg.url("/gradebook.json"), timeout=10).json()["lineitems"] == []
+    finally:
+        _stop(process)

@@ -187,13 +187,22 @@ def open_browser(playwright_driver, tmp_path):  # type: ignore[no-untyped-def]
     blocks them); True is a browser that still allows them, as many LMS users' browsers do."""
     contexts = []
 
-    def open_(third_party_cookies: bool):  # type: ignore[no-untyped-def]
+    def open_(third_party_cookies: bool,  # type: ignore[no-untyped-def]
+              block_cookies_of: tuple[str, str] | None = None):
+        """``block_cookies_of=(site, top_level)``: a site exception (chrome://settings/cookies,
+        "not allowed to use cookies") for ``site`` wherever ``top_level`` embeds it, which
+        covers partitioned cookies too."""
         profile = tmp_path / f"profile-{len(contexts)}"
         (profile / "Default").mkdir(parents=True)
+        prefs: dict = {"profile": {}}
         if third_party_cookies:
             # cookie_controls_mode 0 ("allow third-party cookies" in chrome://settings/cookies).
-            prefs = {"profile": {"cookie_controls_mode": 0}}
-            (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
+            prefs["profile"]["cookie_controls_mode"] = 0
+        if block_cookies_of is not None:
+            pattern = ",".join(block_cookies_of)
+            prefs["profile"]["content_settings"] = {
+                "exceptions": {"cookies": {pattern: {"setting": 2}}}}
+        (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
         context = playwright_driver.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
             viewport={"width": 1280, "height": 900})

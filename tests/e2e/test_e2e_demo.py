@@ -96,6 +96,12 @@ def test_demo_runs_the_flow_stops_cleanly_and_keeps_its_data(start_demo, tmp_pat
     assert "registered the local LMS with the tool:" not in again.output
     assert counts(state_dir) == (placed, attempts)
     assert requests.get(again.tool_url + "/lti/jwks", timeout=10).status_code == 200
+    # The LMS kept its placements and gradebook: the same link launches the same activity.
+    book = requests.get(again.lms_url + "/gradebook.json", timeout=10).json()
+    assert checkpoint in book["links"], book["links"]
+    assert [(r["userId"], r["scoreGiven"]) for r in book["scores"]] == [("alice", 1.0)]
+    page = Browser().get(f"{again.lms_url}/launch/{checkpoint['id']}?user=alice")
+    assert page.status_code == 200 and "Checkpoint attempts: 1 of" in page.text, page.text[:2000]
     assert again.interrupt() == 0
     assert [pid for pid in again.child_pids() if alive(pid)] == []
 
