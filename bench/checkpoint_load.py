@@ -27,9 +27,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 BENCH = Path(__file__).resolve().parent
-# `python bench/x.py` puts bench/ first on sys.path, where bench/course.py would shadow the
-# course package (the editable install's finder comes after sys.path): import the project's
-# packages with bench/ off the path, then put it back, last, for the bench helpers.
+# `python bench/x.py` puts bench/ first on sys.path, where a bench module could shadow a project
+# package (the editable install's finder comes after sys.path): import the project's packages
+# with bench/ off the path, then put it back, last, for the bench helpers.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 
 from sqlalchemy import func, select  # noqa: E402

@@ -134,11 +134,11 @@ def course_section(rows: list[dict[str, Any]]) -> list[str]:
              f"{100 * float(r[tool].get('ratio', 0)):.1f}%", _load(r),
              _fmt(r.get("timestamp"))[:16]]
             for tool, r in latest.items() if r is not None]
-    lines = ["### Course tools (`bench/course.py`)", "",
+    lines = ["### Course tools (`bench/course_tools.py`)", "",
              "Target: a no-change build under 5% of a full build.", ""]
     lines += _table(["tool", "full s", "no-change s", "no-change / full", "load avg",
                      "when (UTC)"], body)
-    lines += _commands(used, "course.py")
+    lines += _commands(used, "course_tools.py")
     return lines
 
 

@@ -28,13 +28,13 @@ fi
 status=0
 run() {
   echo "== $*"
-  # -P: keep bench/ off sys.path, where bench/course.py would shadow the course package.
+  # -P: keep bench/ off sys.path (its modules must not shadow installed packages).
   if ! $PY -P "$@"; then
     echo "!! $1 failed or missed its target (see above)" >&2
     status=1
   fi
 }
-run bench/course.py --skip-check
+run bench/course_tools.py --skip-check
 run bench/grading.py --submissions 8 --workers 1,2
 run bench/checkpoint_load.py --db both --sizes 50,200
 $PY -P bench/report.py

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_course_bench_times_a_full_and_a_no_change_build(run_bench, tmp_path: Path) -> None:
-    done = run_bench("course.py", "--skip-check", timeout=900)
+    done = run_bench("course_tools.py", "--skip-check", timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     [row] = json_lines(tmp_path / "results" / "course.jsonl")
     assert row["build"]["full_s"] > 0 and row["build"]["no_change_s"] > 0

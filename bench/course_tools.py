@@ -4,7 +4,7 @@
 A no-change build must take under 5% of a full build (it only hashes inputs and compares
 keys). Prints the timings and ratios and appends one JSON line to bench/results/course.jsonl.
 
-    .venv/bin/python bench/course.py [--skip-check]
+    .venv/bin/python bench/course_tools.py [--skip-check]
 """
 
 from __future__ import annotations
