@@ -9,24 +9,20 @@ bench/results/grading.jsonl and draws bench/results/grading.png.
 
     .venv/bin/python -m bench.grading [--submissions 12] [--workers 1,2] [--warm]
 
-(Run it as a module from the repository root: bench/ holds other scripts whose names would
-shadow packages if this file were run by path.)
+(`scripts/bench.sh` runs it as `python -P bench/grading.py`; `python -m bench.grading` works too.)
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import select
@@ -41,8 +37,11 @@ from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission
 from lti_service.submissions.settings import GradingSettings
 
+sys.path.append(str(Path(__file__).resolve().parent))  # last: bench helpers never shadow packages
+import _results  # noqa: E402
+
 logger = logging.getLogger("bench.grading")
-RESULTS = Path(__file__).parent / "results"
+RESULTS = _results.RESULTS
 LOOP = "\nwhile True:\n    pass\n"
 
 
@@ -196,19 +195,20 @@ def main() -> None:
     limits = {"wall_s": args.wall_s, "cpu_s": 10}
     with tempfile.TemporaryDirectory(prefix="pathways-bench-") as tmp_name:
         tmp = Path(tmp_name)
+        load_before = _results.loadavg()
         bare = bare_python_s([s for _, k, s in items if k != "timeout"][:4], tmp)
         runs = [run_config(int(w), items, tmp, args.warm, limits)
                 for w in args.workers.split(",")]
-    RESULTS.mkdir(exist_ok=True)
-    line = {"ts": datetime.now(UTC).isoformat(), "host": platform.node(),
-            "cpus": os.cpu_count(), "queue": "redis" if os.environ.get("REDIS_URL") else "sqlite",
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    line = {**_results.environment(), "loadavg_before": load_before,
+            "loadavg_after": _results.loadavg(),
+            "queue": "redis" if os.environ.get("REDIS_URL") else "sqlite",
             "warm": args.warm, "bare_python_median_s": round(bare, 3),
             "mix": {k: sum(1 for _, kind, _ in items if kind == k)
                     for k in ("correct", "wrong", "timeout")},
             "runs": [{**r, "median_over_bare": round(r["median_s"] / bare, 2)
                       if r["median_s"] else None} for r in runs]}
-    with (RESULTS / "grading.jsonl").open("a") as fh:
-        fh.write(json.dumps(line) + "\n")
+    _results.append(RESULTS / "grading.jsonl", line)
     plot(runs, RESULTS / "grading.png")
     print(f"bare `python main.py` median: {bare:.2f} s   mix: {line['mix']}   "
           f"queue: {line['queue']}   warm: {args.warm}")
