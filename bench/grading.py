@@ -93,8 +93,12 @@ def _rows(sessions) -> tuple[int, int]:  # noqa: ANN001
 
 
 def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm: bool,
-               limits: dict) -> dict:
-    url = f"sqlite:///{tmp / f'bench-{workers}.sqlite3'}"
+               limits: dict, one_at_a_time: bool = False) -> dict:
+    """Grade ``items`` with ``workers`` real workers. A burst (all submitted at once) measures
+    throughput, its latencies include waiting in the queue; ``one_at_a_time`` submits the next
+    only when the last is recorded, so a latency is what one learner waits on an idle system."""
+    name = f"{workers}{'-idle' if one_at_a_time else ''}"
+    url = f"sqlite:///{tmp / f'bench-{name}.sqlite3'}"
     upgrade(url)
     engine = make_engine(url)
     sessions = make_session_factory(engine)
@@ -107,7 +111,7 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
     settings = GradingSettings(limits=limits, running_lease_s=60)
     consumer = ResultsConsumer(sessions, queues, settings)
     exe = Path(sys.executable).with_name("pathways")
-    logs = [tmp / f"w{workers}-{k}.log" for k in range(workers)]
+    logs = [tmp / f"w{name}-{k}.log" for k in range(workers)]
     procs = []
     for log in logs:
         with log.open("ab") as err:  # the child keeps its own copy of the descriptor
@@ -123,20 +127,29 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
             time.sleep(0.2)
         ids: list[str] = []
         start = time.time()
-        with sessions() as s:
-            placement, user = s.get(Placement, placement_id), s.get(LmsUser, user_id)
-            for exercise_id, _kind, source in items:
-                ids.append(service.submit(s, queues, settings, placement=placement, user=user,
-                                          exercise_id=exercise_id, source=source).id)
         deadline = time.time() + 60 + 20 * len(items)
-        while time.time() < deadline:
-            consumer.drain()
+
+        def submit(batch: list[tuple[str, str, str]]) -> None:
             with sessions() as s:
-                left = s.scalar(select(Submission.id).where(
-                    Submission.status.in_(("queued", "running"))).limit(1))
-            if left is None:
-                break
-            time.sleep(0.1)
+                placement, user = s.get(Placement, placement_id), s.get(LmsUser, user_id)
+                for exercise_id, _kind, source in batch:
+                    ids.append(service.submit(s, queues, settings, placement=placement,
+                                              user=user, exercise_id=exercise_id,
+                                              source=source).id)
+
+        def wait_recorded() -> None:
+            while time.time() < deadline:
+                consumer.drain()
+                with sessions() as s:
+                    left = s.scalar(select(Submission.id).where(
+                        Submission.status.in_(("queued", "running"))).limit(1))
+                if left is None:
+                    return
+                time.sleep(0.05)
+
+        for batch in ([[item] for item in items] if one_at_a_time else [items]):
+            submit(batch)
+            wait_recorded()
         elapsed = time.time() - start
     finally:
         for p in procs:
@@ -152,7 +165,8 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
             outcomes[r.outcome or r.status] = outcomes.get(r.outcome or r.status, 0) + 1
     engine.dispose()
     latencies.sort()
-    return {"workers": workers, "submissions": len(items), "recorded": len(latencies),
+    return {"workers": workers, "one_at_a_time": one_at_a_time,
+            "submissions": len(items), "recorded": len(latencies),
             "elapsed_s": round(elapsed, 2),
             "per_minute": round(60 * len(latencies) / elapsed, 1) if elapsed else 0.0,
             "median_s": round(statistics.median(latencies), 3) if latencies else None,
@@ -187,6 +201,9 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=12)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--warm", action="store_true", help="workers use the warm runner")
+    parser.add_argument("--idle", type=int, default=4,
+                        help="also grade this many (non-timeout) submissions one at a time with "
+                             "1 worker: the latency a learner sees on an idle system (0: skip)")
     parser.add_argument("--wall-s", type=float, default=20.0,
                         help="wall-clock limit of every run (the looping ones hit it)")
     args = parser.parse_args()
@@ -199,6 +216,9 @@ def main() -> None:
         bare = bare_python_s([s for _, k, s in items if k != "timeout"][:4], tmp)
         runs = [run_config(int(w), items, tmp, args.warm, limits)
                 for w in args.workers.split(",")]
+        gradable = [item for item in items if item[1] != "timeout"][:args.idle]
+        idle = run_config(1, gradable, tmp, args.warm, limits, one_at_a_time=True) \
+            if gradable else None
     RESULTS.mkdir(parents=True, exist_ok=True)
     line = {**_results.environment(), "loadavg_before": load_before,
             "loadavg_after": _results.loadavg(),
@@ -208,6 +228,9 @@ def main() -> None:
                     for k in ("correct", "wrong", "timeout")},
             "runs": [{**r, "median_over_bare": round(r["median_s"] / bare, 2)
                       if r["median_s"] else None} for r in runs]}
+    if idle is not None:
+        line["idle"] = {**idle, "median_over_bare": round(idle["median_s"] / bare, 2)
+                        if idle["median_s"] else None}
     _results.append(RESULTS / "grading.jsonl", line)
     plot(runs, RESULTS / "grading.png")
     print(f"bare `python main.py` median: {bare:.2f} s   mix: {line['mix']}   "
@@ -217,6 +240,10 @@ def main() -> None:
     for r in line["runs"]:
         print(f"{r['workers']:>7} {r['per_minute']:>9} {r['median_s']:>9} {r['p95_s']:>7} "
               f"{r['median_over_bare']:>12}  {r['outcomes']}")
+    if idle is not None:
+        i = line["idle"]
+        print(f"one at a time, 1 worker: median {i['median_s']} s, p95 {i['p95_s']} s, "
+              f"median/bare {i['median_over_bare']} (target <= 1.2)")
     print(f"wrote {RESULTS / 'grading.jsonl'} and {RESULTS / 'grading.png'}")
 
 

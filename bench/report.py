@@ -120,6 +120,12 @@ def grading_section(rows: list[dict[str, Any]]) -> list[str]:
              "`python main.py`.", ""]
     lines += _table(["workers", "submissions", "recorded", "per minute", "median s", "p95 s",
                      "bare python s", "median / bare"], body)
+    idle = row.get("idle")
+    if idle:
+        lines += ["", f"One at a time (1 worker, {idle.get('recorded')} submissions, each "
+                  f"submitted when the last was recorded): median {idle.get('median_s')} s, "
+                  f"p95 {idle.get('p95_s')} s, median / bare {idle.get('median_over_bare')} "
+                  "(the target's figure; the burst rows above include waiting in the queue)."]
     lines += _commands([row], "grading.py")
     lines += ["", "![grading time distribution](bench/results/grading.png)"]
     return lines
