@@ -1,0 +1,136 @@
+"""``build_site``: the list of outputs of ``pathways course build`` and what each is made from.
+
+Outputs (under ``out``): ``index.html``, ``style.css``, ``lessons/<id>.html`` and its assets,
+``projects/<slug>.html``, ``notebooks/<id>.ipynb`` (executed), ``exercises/<id>.py`` and
+``.ipynb``, and ``downloads/jax-pathways-learner.zip``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from course.build.cache import tree_files, tree_fingerprint
+from course.build.pipeline import BuildReport, Progress, Target, reuse_all, run_targets
+from course.loader import CONTENT_ROOT
+
+if TYPE_CHECKING:
+    from course.model import Course, Lesson, Phase
+
+PACKAGE = Path(__file__).resolve().parent.parent
+REQUIREMENTS = CONTENT_ROOT.parent.parent / "requirements-cpu.txt"
+
+
+def _code(*modules: str) -> tuple[Path, ...]:
+    """Source files of the code that makes an output: changing the code rebuilds it."""
+    return tuple(p for m in modules for p in sorted((PACKAGE / m).glob("*.py")))
+
+
+RENDER = (*_code("render"), PACKAGE / "build" / "site.py")
+NOTEBOOK_CODE = (PACKAGE / "build" / "notebooks.py",)
+
+
+def _lesson_inputs(lesson: Lesson) -> tuple[Path, ...]:
+    return tuple(tree_files(lesson.dir))
+
+
+def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target]:
+    from course.build import notebooks, site
+    from course.render import lesson_html
+
+    files = _lesson_inputs(lesson)
+    links = site.static_links(course, phase, lesson)
+    title = f"{lesson.title} · {course.title}"
+    page = Target(
+        site.lesson_page(lesson), (*files, *RENDER, repr(links)),
+        lambda: site.document(title, lesson_html(lesson, links=links), depth=1).encode(),
+        lesson.id)
+    assets = [
+        (lesson.figure.image_path, "figure.png"), (lesson.figure.data_path, "data.json"),
+        (lesson.main_path, "main.py"), (lesson.dir / "evidence.md", "evidence.md"),
+        (lesson.dir / "receipt.json", "receipt.json"),
+    ]
+    out = [page]
+    for source, name in assets:
+        if source.is_file():
+            out.append(Target(site.asset(lesson, name), (source,),
+                              lambda s=source: s.read_bytes(), lesson.id))
+    starters = tuple(lesson.dir / "exercises" / ex.slug / "starter.py" for ex in lesson.exercises)
+    ex_inputs = (lesson.main_path, *[s for s in starters if s.is_file()],
+                 lesson.dir / "lesson.md", *NOTEBOOK_CODE)
+    out += [
+        Target(f"notebooks/{lesson.id}.ipynb", (*files, *NOTEBOOK_CODE),
+               lambda: notebooks.execute_lesson_notebook(lesson), lesson.id),
+        Target(f"exercises/{lesson.id}.py", ex_inputs,
+               lambda: notebooks.exercise_script(lesson), lesson.id),
+        Target(f"exercises/{lesson.id}.ipynb", ex_inputs,
+               lambda: notebooks.exercise_notebook(lesson), lesson.id),
+    ]
+    return out
+
+
+def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
+    """Every output target of a build, in build order."""
+    # Imported here: the no-change path (``build``) must not pay for Markdown, Pygments, ...
+    from course.build import learner_zip, notebooks, site
+    from course.render import project_html, stylesheet
+
+    targets = [
+        Target(site.STYLE, _code("render"), lambda: stylesheet().encode()),
+        Target("index.html", (site.index_inputs(course), *RENDER),
+               lambda: site.index_page(course, learner_zip.ZIP_NAME).encode()),
+    ]
+    for phase in course.phases:
+        for lesson in phase.lessons:
+            targets += _lesson_targets(course, phase, lesson)
+        if phase.project:
+            project = phase.project
+            targets.append(Target(
+                site.project_page(project.slug),
+                (*tree_files(project.dir, exclude=("solution",)), *RENDER),
+                lambda p=project: site.document(
+                    f"{p.title} · {course.title}", project_html(p), depth=1).encode(),
+                project.id))
+    generated = {
+        f"exercises/{lesson.id}{suffix}": (lesson, make)
+        for lesson in course.lessons()
+        for suffix, make in ((".py", notebooks.exercise_script),
+                             (".ipynb", notebooks.exercise_notebook))
+    }
+    sources = learner_zip.zip_sources(course)
+    zip_inputs = (*[f"{name}\n" for name, _ in sources], *[src for _, src in sources],
+                  requirements if requirements.is_file() else "no requirements",
+                  *[lesson.dir / "exercises" / ex.slug / "starter.py"
+                    for lesson, ex in course.exercises()],
+                  PACKAGE / "build" / "learner_zip.py", *NOTEBOOK_CODE, *sorted(generated))
+    targets.append(Target(
+        learner_zip.ZIP_NAME, zip_inputs,
+        lambda: learner_zip.make_zip(
+            course, requirements, {n: make(lesson) for n, (lesson, make) in generated.items()})))
+    return targets
+
+
+def fingerprint(root: Path, requirements: Path) -> str:
+    """Everything a build reads: the content tree, the course package's code, the pins."""
+    code = sorted(p for p in PACKAGE.rglob("*.py")
+                  if "content" not in p.relative_to(PACKAGE).parts[:1])
+    return tree_fingerprint([root], [*code, requirements])
+
+
+def build_site(course: Course, out: Path, *, requirements: Path = REQUIREMENTS,
+               progress: Progress | None = None) -> BuildReport:
+    """Build (or bring up to date) the static site, notebooks, exercises and learner ZIP."""
+    return run_targets(plan(course, requirements), out, progress,
+                       fingerprint(course.root, requirements))
+
+
+def build(root: Path | None, out: Path, *, requirements: Path = REQUIREMENTS,
+          progress: Progress | None = None) -> BuildReport:
+    """``build_site`` for the content under ``root``, skipping even the loading of the course
+    when nothing it reads changed since the last complete build."""
+    from course.loader import load_course
+
+    root = (root or CONTENT_ROOT).resolve()
+    report = reuse_all(out, fingerprint(root, requirements), progress)
+    return report if report is not None else build_site(
+        load_course(root), out, requirements=requirements, progress=progress)
