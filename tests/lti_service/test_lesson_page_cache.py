@@ -1,0 +1,36 @@
+"""The lesson body is rendered once per (lesson, action) and the launch token put in by text
+replacement (lti_service/learner/page.py): the result must equal a fresh render, every time."""
+
+from __future__ import annotations
+
+import pytest
+
+from course import load_course
+from lti_service.learner import page
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return load_course().lesson("arrays-04")
+
+
+def test_cached_body_equals_a_fresh_render_for_each_token(lesson) -> None:
+    page._cache.clear()
+    action = "/learner/placements/7/checkpoint"
+    for token in ("tokenAAA.first-1", "tokenBBB.second_2"):
+        fragment = str(page.lesson_fragment(lesson, action, {"lt": token}))
+        assert fragment == page._render(lesson, action, {"lt": token})
+        assert token in fragment
+    assert len(page._cache) == 1
+    # The second token's page carries no trace of the first one.
+    assert "tokenAAA" not in str(page.lesson_fragment(lesson, action, {"lt": "tokenBBB.x"}))
+
+
+def test_a_value_that_is_not_url_safe_skips_the_cache_and_is_escaped(lesson) -> None:
+    page._cache.clear()
+    action = "/learner/placements/7/checkpoint"
+    hostile = '"><script>alert(1)</script>'
+    fragment = str(page.lesson_fragment(lesson, action, {"lt": hostile}))
+    assert fragment == page._render(lesson, action, {"lt": hostile})
+    assert "<script>alert(1)</script>" not in fragment
+    assert page._cache == {}
