@@ -71,15 +71,17 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
             cmd += ["--symlink", target, f"/{name}"]
         elif os.path.isdir(f"/{name}"):
             cmd += ["--ro-bind", f"/{name}", f"/{name}"]
-    made: set[str] = set()
+    # The private /tmp comes before the interpreter's binds: a venv that lives under /tmp (a
+    # checkout in /tmp, as CI may make) must be bound on top of it, not hidden by it.
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    made: set[str] = {"/tmp"}
     for root in python_roots(python):
         for parent in _parents(root + "/x"):
             if parent not in made and parent != root:
                 made.add(parent)
                 cmd += ["--perms", "0755", "--dir", parent]
         cmd += ["--ro-bind", root, root]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-            "--perms", "0755", "--dir", str(Path(WORK).parent),
+    cmd += ["--perms", "0755", "--dir", str(Path(WORK).parent),
             "--bind", str(workdir), WORK, "--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
     if zygote is not None:

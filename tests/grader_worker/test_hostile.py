@@ -89,3 +89,35 @@ def test_unknown_exercise_is_an_infrastructure_error(runner) -> None:
     result = grade(make_job(GOOD.read_text()), runner=runner, checks_for=missing)
     assert result.outcome == "infrastructure_error"
     assert "not in your code" in result.feedback
+
+
+def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path: Path) -> None:
+    """The sandbox's private /tmp must not hide a venv that lives under /tmp (a checkout in
+    /tmp, as CI may make): a venv there, seeing this venv's packages, grades a good job."""
+    import site
+    import subprocess
+    import sys
+    import tempfile
+
+    from course.checks import HARNESS_PATH
+    from grader_worker.config import load_config
+    from grader_worker.runner import SandboxRunner
+
+    base = Path(tempfile.mkdtemp(prefix="pathways-venv-", dir="/tmp"))
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")],
+                       check=True)
+        [purelib] = (base / "venv" / "lib").glob("python*/site-packages")
+        (purelib / "parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+        python = str(base / "venv" / "bin" / "python")
+        tmp_runner = SandboxRunner(load_config({"PATHWAYS_VAR_DIR": str(tmp_path),
+                                                "PATHWAYS_GRADER_PYTHON": python}), HARNESS_PATH)
+        try:
+            result = grade(make_job(GOOD.read_text()), runner=tmp_runner,
+                           checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        finally:
+            tmp_runner.close()
+        assert result.outcome == "graded", (result.feedback, result.stderr)
+        assert result.score == result.max_score
+    finally:
+        subprocess.run(["rm", "-rf", str(base)], check=False)
