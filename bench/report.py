@@ -109,11 +109,20 @@ def _checkpoint_verdict(latest: dict[tuple[str, int, float], dict[str, Any]]) ->
 
 
 def grading_section(rows: list[dict[str, Any]]) -> list[str]:
-    row = rows[-1]
+    # The latest cold run and the latest warm run (the runner modes are measured separately).
+    latest = {bool(r.get("warm")): r for r in rows}
+    lines: list[str] = []
+    for warm in sorted(latest):
+        lines += _grading_run(latest[warm]) + [""]
+    return lines[:-1] + ["", "![grading time distribution](bench/results/grading.png)"]
+
+
+def _grading_run(row: dict[str, Any]) -> list[str]:
     body = [[r.get("workers"), r.get("submissions"), r.get("recorded"), r.get("per_minute"),
              r.get("median_s"), r.get("p95_s"), row.get("bare_python_median_s"),
              r.get("median_over_bare")] for r in row.get("runs", [])]
-    lines = ["### Grading (`bench/grading.py`)", "",
+    mode = "warm runner" if row.get("warm") else "cold runs"
+    lines = [f"### Grading, {mode} (`bench/grading.py`)", "",
              f"Queue {row.get('queue', '?')}, warm runner {row.get('warm', '?')}, mix "
              f"{row.get('mix', '?')}, {_fmt(row.get('ts') or row.get('timestamp'))[:16]} UTC, "
              f"load {_load(row)}. Target: median submit-to-score ≤ 1.2x a bare cold "
@@ -127,7 +136,6 @@ def grading_section(rows: list[dict[str, Any]]) -> list[str]:
                   f"p95 {idle.get('p95_s')} s, median / bare {idle.get('median_over_bare')} "
                   "(the target's figure; the burst rows above include waiting in the queue)."]
     lines += _commands([row], "grading.py")
-    lines += ["", "![grading time distribution](bench/results/grading.png)"]
     return lines
 
 
