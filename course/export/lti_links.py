@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from course.export.xml import q, register, root_element, sub, to_bytes
 from course.model import Course
+from course.placeables import placeables
 
 LTICC = "http://www.imsglobal.org/xsd/imslticc_v1p0"
 BLTI = "http://www.imsglobal.org/xsd/imsbasiclti_v1p0"
@@ -37,14 +38,9 @@ class LinkItem:
 
 
 def link_items(course: Course) -> list[LinkItem]:
-    out: list[LinkItem] = []
-    for lesson in course.lessons():
-        out.append(LinkItem(lesson.id, "lesson", lesson.title, lesson.summary, 0.0))
-        out.append(LinkItem(lesson.checkpoint.id, "checkpoint", f"{lesson.title}: checkpoint",
-                            lesson.checkpoint.question, 1.0))
-        out += [LinkItem(ex.id, "exercise", f"{lesson.title}: {ex.title}", ex.prompt,
-                         float(ex.max_points)) for ex in lesson.exercises]
-    return out
+    # A lesson has no score of its own: its link carries no points_possible.
+    return [LinkItem(p.content_id, p.kind, p.title, p.description, p.max_points or 0.0)
+            for p in placeables(course)]
 
 
 def link_xml(item: LinkItem, launch_url: str, tool_title: str) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from course.model import Course, Lesson
+from course.placeables import placeables
 
 
 @dataclass(frozen=True)
@@ -17,15 +18,10 @@ class ContentItem:
 
 
 def items(course: Course) -> list[ContentItem]:
-    out: list[ContentItem] = []
-    for lesson in course.lessons():
-        out.append(ContentItem(lesson.id, "lesson", lesson.title, 1.0, lesson))
-        out.append(ContentItem(lesson.checkpoint.id, "checkpoint",
-                               f"{lesson.title}: checkpoint", 1.0, lesson))
-        for ex in lesson.exercises:
-            out.append(ContentItem(ex.id, "exercise", f"{lesson.title}: {ex.title}",
-                                   float(ex.max_points), lesson))
-    return out
+    # A placed lesson keeps a line item of 1.0 (as the picker has always returned).
+    return [ContentItem(p.content_id, p.kind, p.title,
+                        1.0 if p.max_points is None else p.max_points, p.lesson)
+            for p in placeables(course)]
 
 
 def find(course: Course, content_id: str) -> ContentItem | None:

@@ -1,0 +1,37 @@
+"""What an LMS can place from the course: every lesson, checkpoint and exercise, in course order.
+
+The one list the cartridge export and the tool's deep-linking picker both read, so the two
+never disagree on ids, titles or order. ``max_points`` is what the content itself defines
+(None for a lesson, which has no score of its own); each consumer states its own policy for
+that case where it turns items into LMS objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from course.model import Course, Lesson
+
+PlaceableKind = Literal["lesson", "checkpoint", "exercise"]
+
+
+@dataclass(frozen=True)
+class Placeable:
+    content_id: str
+    kind: PlaceableKind
+    title: str
+    description: str
+    max_points: float | None
+    lesson: Lesson
+
+
+def placeables(course: Course) -> list[Placeable]:
+    out: list[Placeable] = []
+    for lesson in course.lessons():
+        out.append(Placeable(lesson.id, "lesson", lesson.title, lesson.summary, None, lesson))
+        out.append(Placeable(lesson.checkpoint.id, "checkpoint", f"{lesson.title}: checkpoint",
+                             lesson.checkpoint.question, 1.0, lesson))
+        out += [Placeable(ex.id, "exercise", f"{lesson.title}: {ex.title}", ex.prompt,
+                          float(ex.max_points), lesson) for ex in lesson.exercises]
+    return out
