@@ -3,7 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-packages.sh
-eval "$(bash deploy/local/services.sh start var/test-services)"
+# A failed start stops here with its cause, not later as dozens of unrelated test errors.
+if ! service_env=$(bash deploy/local/services.sh start var/test-services); then
+  echo "PostgreSQL/Redis did not start; their logs:" >&2
+  tail -n 20 var/test-services/pg.log var/test-services/redis.log >&2 2>/dev/null || true
+  exit 1
+fi
+eval "$service_env"
 [ -n "${PATHWAYS_KEEP_SERVICES:-}" ] || trap 'bash deploy/local/services.sh stop var/test-services' EXIT
 export JAX_PLATFORMS=cpu
 .venv/bin/ruff check .

@@ -35,6 +35,8 @@ start() {
     redis-server --port "$redis_port" --bind 127.0.0.1 --daemonize yes --save "" \
       --appendonly no --dir "$state" --logfile "$state/redis.log" --pidfile "$state/redis.pid"
     for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    redis-cli -p "$redis_port" ping >/dev/null 2>&1 \
+      || { echo "redis-server did not answer on port $redis_port (see $state/redis.log)" >&2; exit 1; }
   fi
   print_env
 }
