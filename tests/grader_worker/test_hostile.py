@@ -65,13 +65,6 @@ def test_worker_lives_on_and_next_job_scores_full(graded, runner) -> None:
     assert result.environment.device_count >= 1 and result.environment.jax
 
 
-def test_syntax_error_is_caught_without_a_run(runner) -> None:
-    result = grade(make_job("x = [1, 2\nprint(x)\n"), runner=runner,
-                   checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
-    assert result.outcome == "syntax_error"
-    assert "line 1" in result.feedback and result.timings.run_s == 0.0
-
-
 def test_exception_traceback_is_trimmed_to_the_learners_file(runner) -> None:
     source = "import jax.numpy as jnp\nx = jnp.ones(3)\nmasked = x[10] / undefined_name\n"
     result = grade(make_job(source), runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
