@@ -28,11 +28,11 @@ from course.checks import (
     run_checks,
 )
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
-from grader_worker.job import Job
 from grader_worker.limits import Limits
-from grader_worker.result import CheckResult, Environment, GradingResult
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox.process import RunOutcome
+from grading_contract.job import Job
+from grading_contract.result import CheckResult, Environment, GradingResult
 
 logger = logging.getLogger(__name__)
 

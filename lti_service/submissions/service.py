@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from grader_worker.queue import Queues
-from grader_worker.result import ResultSchema
+from grading_contract.queues import Queues
+from grading_contract.result import ResultSchema
 from lti_service.models import LmsUser, Placement, utcnow
 from lti_service.services.scores import record_score
 from lti_service.submissions.models import GradingRun, Submission

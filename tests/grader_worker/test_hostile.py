@@ -10,7 +10,7 @@ import pytest
 from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
 
 from grader_worker.grading import grade
-from grader_worker.result import GradingResult
+from grading_contract.result import GradingResult
 
 CORPUS = sorted((HERE / "hostile").glob("*.py"))
 

@@ -13,8 +13,8 @@ from grader_helpers import CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, make_job
 from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.limits import Limits
-from grader_worker.result import GradingResult
 from grader_worker.runner import SandboxRunner
+from grading_contract.result import GradingResult
 
 # Writes ``PAYLOAD`` (a report of the learner's making) to the grader's values pipe, then
 # leaves before the harness can write the real one.

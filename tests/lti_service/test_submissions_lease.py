@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from grader_worker.config import load_config
-from grader_worker.queue import Queues
+from grading_contract.queues import Queues
 from lti_service.db import make_engine, make_session_factory, upgrade
 from lti_service.models import LmsContext, LmsUser, Placement, Platform, ScoreOutbox, utcnow
 from lti_service.submissions import service
