@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,3 +144,27 @@ def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) 
         group.cpu_file = cpu_dir / "cpuacct.usage"
     group.version = 1
     return group
+
+
+def _bases(root: str | None) -> list[Path]:
+    """The parent directories runs' cgroups are made in (as ``create`` makes them)."""
+    own = _own_paths()
+    if _is_v2():
+        return [CGROUP_FS / (root or own.get("", "/")).lstrip("/")]
+    return [CGROUP_FS / controller / (root or own.get(controller, "/")).lstrip("/")
+            for controller in ("memory", "pids", "cpuacct")]
+
+
+def sweep(stale: Callable[[str], bool], *, root: str | None = None) -> list[Path]:
+    """Kill the processes in, and remove, every run cgroup whose name ``stale`` accepts (left
+    by a worker that was SIGKILLed); returns the directories removed."""
+    removed: list[Path] = []
+    for base in dict.fromkeys([*_bases(root), *_bases(None)]):  # runs, and the probe
+        with contextlib.suppress(OSError):
+            for d in base.iterdir():
+                if d.is_dir() and stale(d.name):
+                    group = RunCgroup(dirs=[d], procs_files=[d / "cgroup.procs"])
+                    group.remove()
+                    if not d.exists():
+                        removed.append(d)
+    return removed

@@ -77,15 +77,16 @@ def _prlimit_args(limits: Limits) -> list[str]:
 
 
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
-        excerpt_bytes: int = 16 * 1024) -> RunOutcome:
+        excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-") -> RunOutcome:
     """Run ``make_cmd(values_fd)`` (a bwrap command) under ``limits``; never raises for anything
     the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree.
 
     stdout and stderr are read together up to ``limits.output_bytes`` (the run is killed past
-    it); the values pipe (fd 3 inside) up to ``limits.values_bytes``.
+    it); the values pipe (fd 3 inside) up to ``limits.values_bytes``. The run's cgroup is
+    named ``name_prefix`` + a random part (the worker's owner tag, see grader_worker/sweep.py).
     """
     out = RunOutcome()
-    name = f"pathways-{uuid.uuid4().hex[:12]}"
+    name = f"{name_prefix}{uuid.uuid4().hex[:12]}"
     group: cgroups.RunCgroup | None = None
     try:
         group = cgroups.create(name, memory_bytes=limits.memory_mb * 1024 * 1024,
