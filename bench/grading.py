@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from course import load_course, submission_for
 from grader_worker.config import load_config
-from grader_worker.queue import Queues
+from grading_contract.queues import Queues
 from lti_service.db import make_engine, make_session_factory, upgrade
 from lti_service.models import LmsContext, LmsUser, Placement, Platform
 from lti_service.submissions import service

@@ -11,7 +11,7 @@ import click
 from grader_worker import logs
 from grader_worker.config import load_config
 from grader_worker.errors import GraderError
-from grader_worker.queue import Queues
+from grading_contract.queues import Queues
 
 logger = logging.getLogger(__name__)
 

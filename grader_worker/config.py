@@ -6,9 +6,12 @@ A TPU host runs the worker with only the queue's URL, so every value has a worki
 from __future__ import annotations
 
 import os
+import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from grading_contract.config import load_grading_key
 
 
 @dataclass(frozen=True)
@@ -33,12 +36,18 @@ class GraderConfig:
     """COURSE_ROOT: the course content (default: the packaged course), as for the service."""
     warm: bool = False
     """PATHWAYS_GRADER_WARM=1: fork runs from a warm sandboxed parent (JAX imported once)."""
+    worker_name: str = "worker"
+    """PATHWAYS_GRADER_ID (default: the host name): names this worker's run directories and
+    cgroups, so a restarted worker removes what its killed predecessor left (sweep.py)."""
+    grading_key: bytes = field(default=b"", repr=False)
+    """The queue messages' HMAC key (grading_contract.config): shared with the service."""
 
 
 def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
     env = os.environ if environ is None else environ
+    var_dir = Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve()
     return GraderConfig(
-        var_dir=Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve(),
+        var_dir=var_dir,
         redis_url=env.get("REDIS_URL") or None,
         queue_prefix=env.get("PATHWAYS_QUEUE_PREFIX", ""),
         platform=env.get("PATHWAYS_GRADER_PLATFORM", "cpu"),
@@ -48,4 +57,6 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
         run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
         course_root=Path(env["COURSE_ROOT"]).resolve() if env.get("COURSE_ROOT") else None,
         warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
+        worker_name=env.get("PATHWAYS_GRADER_ID") or socket.gethostname(),
+        grading_key=load_grading_key(env, var_dir),
     )

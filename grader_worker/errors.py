@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from grading_contract import errors as contract
+
 
 class GraderError(Exception):
     """Base of every error the grader raises on purpose."""
 
 
-class JobError(GraderError):
-    """A grading job is malformed (what was wrong is in the message)."""
+class JobError(GraderError, contract.JobError):
+    """A grading job is malformed (what was wrong is in the message); catch
+    ``grading_contract.errors.JobError`` to include the contract's own parse errors."""
 
 
 class SandboxUnavailable(GraderError):

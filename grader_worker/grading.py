@@ -3,6 +3,10 @@
 The learner's program runs in the sandbox and only reports values; the checks run here, in
 the trusted process, with ``course.checks.run_checks``. Each way a run can end maps to one
 outcome with feedback a learner can act on.
+
+Nothing of the learner's is compiled or parsed here except the sandbox's bounded report: a
+syntax error is found by the harness inside the sandbox (a crafted file can cost seconds of
+compile time, which must be the sandbox's CPU, not the worker's).
 """
 
 from __future__ import annotations
@@ -24,15 +28,17 @@ from course.checks import (
     run_checks,
 )
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
-from grader_worker.job import Job
 from grader_worker.limits import Limits
-from grader_worker.result import CheckResult, Environment, GradingResult
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox.process import RunOutcome
+from grading_contract.job import Job
+from grading_contract.result import CheckResult, Environment, GradingResult
 
 logger = logging.getLogger(__name__)
 
 EXCERPT_CHARS = 8000
+CPU_LIMIT_SHARE = 0.9
+"""A signal-killed run that used this share of its CPU limit was stopped by the limit."""
 ChecksResolver = Callable[[str], Path]
 
 # Errors that mean "the sandbox said no", matched on the program's exception.
@@ -65,8 +71,6 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         limits = Limits.from_job(job.limits, ceiling)
         suite = load_suite(checks_for(job.exercise_id))
         result.max_score = suite.max_points
-        if _syntax_error(job.source, result):
-            return _finish(result, picked)
         start = time.monotonic()
         run = runner.run(job.source, suite.names, limits)
         result.timings.run_s = round(time.monotonic() - start, 3)
@@ -90,26 +94,6 @@ def _finish(result: GradingResult, picked: float) -> GradingResult:
     return result
 
 
-def _syntax_error(source: str, result: GradingResult) -> bool:
-    """Compile (never run) in the trusted process: a syntax error needs no sandbox."""
-    try:
-        compile(source, "main.py", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        line = exc.lineno or 0
-        text = (exc.text or "").strip()
-        result.outcome = "syntax_error"
-        result.feedback = (f"main.py has a syntax error at line {line}: {exc.msg}"
-                           + (f" (`{text}`)" if text else "")
-                           + ". Run `python main.py` locally to see it, fix it, and resubmit.")
-        result.stderr = f'  File "main.py", line {line}\n    {text}\nSyntaxError: {exc.msg}'
-        return True
-    except (ValueError, MemoryError, RecursionError) as exc:
-        result.outcome = "syntax_error"
-        result.feedback = f"main.py cannot be compiled ({type(exc).__name__}: {exc})."
-        return True
-    return False
-
-
 def _excerpts(run: RunOutcome, result: GradingResult) -> None:
     for name in ("stdout", "stderr"):
         text = getattr(run, name).decode("utf-8", errors="replace")
@@ -120,6 +104,8 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                result: GradingResult) -> None:
+    if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
+        raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     if run.oom_killed:
         result.outcome = "memory_limit"
         result.feedback = (f"Your program used more than the {limits.memory_mb} MB memory limit "
@@ -136,7 +122,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
         result.feedback = (f"Your program did not finish within {limits.wall_s:g} seconds and "
                            "was stopped. Look for an endless loop, a long sleep or input().")
         return
-    if sig == signal.SIGXCPU and not run.values:
+    if _cpu_limit_hit(run, limits):
         result.outcome = "timeout"
         result.feedback = (f"Your program used more than {limits.cpu_s} CPU seconds and was "
                            "stopped. Look for an endless loop or a computation far larger "
@@ -146,8 +132,6 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
         result.outcome = "sandbox_violation"
         result.feedback = "Your program's values were too large to check; keep arrays small."
         return
-    if not run.values and run.stderr.startswith(b"bwrap:"):
-        raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     try:
         captured = read_values(run.values, max_bytes=limits.values_bytes)
     except ValuesError:
@@ -158,6 +142,18 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            "grader's files; let the program run to its end.")
         return
     _from_captured(captured, suite, result)
+
+
+def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
+    """RLIMIT_CPU ended the run: SIGXCPU at the soft limit, or SIGKILL at the hard one (a
+    program that ignores SIGXCPU). A SIGKILL counts only when the run's CPU time reached the
+    limit, so a program that kills itself is not a timeout."""
+    sig = run.signal
+    if sig == signal.SIGXCPU and not run.values:
+        return True
+    if sig in (signal.SIGXCPU, signal.SIGKILL) and run.cpu_s is not None:
+        return run.cpu_s >= CPU_LIMIT_SHARE * limits.cpu_s
+    return False
 
 
 def _from_captured(captured: CapturedValues, suite: CheckSuite,

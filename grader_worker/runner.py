@@ -18,6 +18,7 @@ from grader_worker.config import GraderConfig
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
 from grader_worker.sandbox import bwrap, process
+from grader_worker.sweep import owner_tag
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,9 @@ class SandboxRunner:
         self.config = config
         self.harness = harness.resolve()
         self.run_uid: int | None = config.run_uid if os.geteuid() == 0 else None
-        self.base = Path(tempfile.mkdtemp(prefix="pathways-runs-"))
+        self.tag = owner_tag(config.worker_name)
+        """Prefix of this process's run directories and cgroups (swept after a SIGKILL)."""
+        self.base = Path(tempfile.mkdtemp(prefix=self.tag))
         os.chmod(self.base, 0o711)
         self._info: SandboxInfo | None = None
 
@@ -64,7 +67,8 @@ class SandboxRunner:
                 return self._command(workdir, ["--names", ",".join(names), "--fd", str(fd),
                                                f"{bwrap.WORK}/main.py"])
 
-            return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root)
+            return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
+                               name_prefix=self.tag)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -88,7 +92,8 @@ class SandboxRunner:
             if self.run_uid is not None:
                 os.chown(workdir, self.run_uid, self.run_uid)
             out = process.run(lambda fd: self._command(workdir, [str(fd)], harness=script),
-                              limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None)
+                              limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None,
+                              name_prefix=self.tag)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         try:

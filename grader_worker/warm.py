@@ -47,7 +47,7 @@ class Zygote:
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
         if runner.run_uid is not None:
             os.chown(self.home, runner.run_uid, runner.run_uid)
-        self.group = cgroups.create(f"pathways-warm-{uuid.uuid4().hex[:12]}",
+        self.group = cgroups.create(f"{runner.tag}warm-{uuid.uuid4().hex[:12]}",
                                     memory_bytes=(ceiling.memory_mb + ZYGOTE_MEMORY_MB) * MB,
                                     pids=ceiling.pids + ZYGOTE_PIDS,
                                     root=runner.config.cgroup_root)

@@ -18,13 +18,15 @@ from typing import Any
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import GraderConfig
-from grader_worker.errors import GraderError, JobError
+from grader_worker.errors import GraderError
 from grader_worker.grading import grade
-from grader_worker.job import parse_job
 from grader_worker.limits import Limits
-from grader_worker.queue import Queues
-from grader_worker.result import GradingResult
 from grader_worker.runner import SandboxRunner
+from grader_worker.sweep import sweep
+from grading_contract.errors import JobError
+from grading_contract.job import parse_job
+from grading_contract.queues import Queues
+from grading_contract.result import GradingResult
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,7 @@ class GraderWorker:
         self.checks_for = checks_for or course_checks_resolver(config.course_root)
         self.ceiling = ceiling
         self.id = f"{socket.gethostname()}:{os.getpid()}"
+        sweep(config.worker_name, cgroup_root=config.cgroup_root)
         if config.warm:
             from grader_worker.warm import WarmRunner
 

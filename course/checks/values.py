@@ -2,12 +2,19 @@
 
 The bytes come from a sandbox that ran learner code, so they are untrusted: no pickle, bounded
 sizes, and any malformed input is one clear ``ValuesError`` instead of a crash deep in numpy.
+Every cost is bounded before it is paid: the header's size, its JSON nesting and integer
+digits are checked before ``json`` builds anything, each array's .npy header must describe
+exactly the bytes it points at, and blobs may neither overlap nor repeat, so the arrays decoded
+never total more than the report itself (one blob named 256 times would otherwise be decoded
+256 times).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +27,13 @@ MAGIC = b"PWV1\n"
 MAX_PAYLOAD = 64 * 1024 * 1024
 MAX_HEADER = 1024 * 1024
 MAX_NAMES = 256
+MAX_NAME_CHARS = 200
+MAX_DEPTH = 6
+"""The harness's header nests 3 deep (header, names, entry); anything deeper is not ours."""
+MAX_INT_DIGITS = 20
+"""The harness sends integers beyond 2**63 as floats; longer digit strings are an attack."""
+MAX_ELEMENTS = 1 << 28
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 class ValuesError(CourseError):
@@ -72,13 +86,45 @@ def _fail(message: str) -> ValuesError:
 
 
 def _read_array(blob: bytes, name: str) -> np.ndarray:
+    """Decode one .npy blob whose header must describe exactly the bytes that follow it.
+
+    ``np.lib.format.read_array`` would allocate the shape the header claims before reading,
+    so the header is checked first and the data is taken with ``frombuffer`` (then copied, so
+    a check may modify it)."""
+    stream = io.BytesIO(blob)
     try:
-        array = np.lib.format.read_array(io.BytesIO(blob), allow_pickle=False)
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
     except Exception as exc:  # noqa: BLE001 - numpy raises many types on bad input
         raise _fail(f"the array for `{name}` is not a valid .npy blob ({exc})") from exc
-    if array.dtype.hasobject:
-        raise _fail(f"the array for `{name}` holds objects")
-    return array
+    if dtype.hasobject:
+        raise _fail(f"the array for `{name}` is not a valid .npy blob (it holds objects)")
+    count = math.prod(shape)
+    data = blob[stream.tell():]
+    if len(shape) > 32 or dtype.itemsize == 0 or count > MAX_ELEMENTS \
+            or count * dtype.itemsize != len(data):
+        raise _fail(f"the array for `{name}` is not a valid .npy blob (its header does not "
+                    "match its data)")
+    try:
+        flat = np.frombuffer(data, dtype=dtype, count=count)
+        return flat.reshape(shape, order="F" if fortran else "C").copy()
+    except Exception as exc:  # noqa: BLE001 - numpy raises many types on bad input
+        raise _fail(f"the array for `{name}` is not a valid .npy blob ({exc})") from exc
+
+
+def _span(name: str, raw: dict[str, Any], body: bytes) -> tuple[int, int]:
+    """(offset, length) of an array entry's blob, inside the body."""
+    offset, length = raw.get("offset"), raw.get("length")
+    if not (isinstance(offset, int) and isinstance(length, int)) or isinstance(
+        offset, bool
+    ) or offset < 0 or length <= 0 or offset + length > len(body):
+        raise _fail(f"the array `{name}` points outside the report")
+    return offset, length
 
 
 def _entry(name: str, raw: Any, body: bytes) -> CapturedValue:
@@ -98,11 +144,7 @@ def _entry(name: str, raw: Any, body: bytes) -> CapturedValue:
             raise _fail(f"the scalar `{name}` is not a number, text or null")
         return CapturedValue("scalar", value, type_name)
     if kind == "array":
-        offset, length = raw.get("offset"), raw.get("length")
-        if not (isinstance(offset, int) and isinstance(length, int)) or isinstance(
-            offset, bool
-        ) or offset < 0 or length <= 0 or offset + length > len(body):
-            raise _fail(f"the array `{name}` points outside the report")
+        offset, length = _span(name, raw, body)
         return CapturedValue("array", _read_array(body[offset : offset + length], name),
                              type_name)
     raise _fail(f"`{name}` has the unknown kind {kind!r}")
@@ -120,33 +162,76 @@ def _error(raw: Any) -> ProgramError | None:
                         str(raw.get("text", "")))
 
 
+def _depth(text: bytes) -> int:
+    """Deepest bracket nesting of a JSON text, outside strings (without parsing it)."""
+    codes = np.frombuffer(_STRINGS.sub(b"", text), dtype=np.uint8)
+    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int32)
+    steps -= (codes == ord("]")) | (codes == ord("}"))
+    return int(np.cumsum(steps, out=steps).max()) if len(steps) else 0
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _fail(f"its header holds an integer of {len(digits)} digits")
+    return int(digits)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _fail("its header repeats a key")
+    return mapping
+
+
+def _header(raw: bytes) -> Any:
+    """The JSON header, its depth and integers bounded before anything is built."""
+    if _depth(raw) > MAX_DEPTH:
+        raise _fail(f"its header nests deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(raw.decode("utf-8"), parse_int=_bounded_int,
+                          object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise _fail(f"its header is not JSON ({type(exc).__name__})") from exc
+
+
+def _check_spans(names: dict[str, Any], body: bytes) -> None:
+    """Blobs may not overlap or repeat: what is decoded never exceeds the report's size.
+    Checked for every array before any is decoded."""
+    spans = [_span(name, raw, body) for name, raw in names.items()
+             if isinstance(raw, dict) and raw.get("kind") == "array"]
+    end = 0
+    for offset, length in sorted(spans):
+        if offset < end:
+            raise _fail("two arrays point at the same bytes")
+        end = offset + length
+
+
 def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValues:
-    """Parse a harness report (see harness.py for the format)."""
+    """Parse a harness report (see harness.py for the format); raises only ``ValuesError``."""
     if not isinstance(payload, bytes | bytearray | memoryview):
         raise _fail(f"expected bytes, got {type(payload).__name__}")
-    payload = bytes(payload)
     if not payload:
         raise _fail("it is empty (the program may have been killed before it finished)")
     if len(payload) > max_bytes:
         raise _fail(f"it is {len(payload)} bytes, more than the {max_bytes} allowed")
+    payload = bytes(payload)
     if not payload.startswith(MAGIC) or len(payload) < len(MAGIC) + 8:
         raise _fail("it does not start with the harness's PWV1 marker")
     (header_length,) = struct.unpack(">Q", payload[len(MAGIC) : len(MAGIC) + 8])
     start = len(MAGIC) + 8
     if header_length > MAX_HEADER or start + header_length > len(payload):
         raise _fail(f"its header length {header_length} is impossible")
-    try:
-        header = json.loads(payload[start : start + header_length].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _fail(f"its header is not JSON ({exc})") from exc
+    header = _header(payload[start : start + header_length])
     if not isinstance(header, dict) or header.get("version") != 1:
         raise _fail("its header is not a version-1 mapping")
     names = header.get("names")
-    if not isinstance(names, dict) or len(names) > MAX_NAMES:
-        raise _fail("its names are not a mapping of at most 256 entries")
+    if not isinstance(names, dict) or len(names) > MAX_NAMES \
+            or any(len(name) > MAX_NAME_CHARS for name in names):
+        raise _fail(f"its names are not a mapping of at most {MAX_NAMES} short entries")
     completed = header.get("completed")
     if not isinstance(completed, bool):
         raise _fail("`completed` is not true or false")
     body = payload[start + header_length :]
-    values = {str(name): _entry(str(name), raw, body) for name, raw in names.items()}
+    _check_spans(names, body)
+    values = {name: _entry(name, raw, body) for name, raw in names.items()}
     return CapturedValues(completed, _error(header.get("error")), values)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Make a Cloud TPU VM a JAX Pathways grader. It needs only the queue's URL: no database, no keys.
 # Run as root from a copy of the repository on the VM:
-#   sudo deploy/tpu/setup-grader.sh redis://QUEUE-HOST:6379/0
+#   sudo PATHWAYS_GRADING_KEY=... deploy/tpu/setup-grader.sh redis://QUEUE-HOST:6379/0
+# (PATHWAYS_GRADING_KEY: the service host's key that signs grading jobs and results.)
 # Installs: bubblewrap, a venv in /opt/pathways/.venv with the pinned packages and jax[tpu],
 # /etc/pathways/env (REDIS_URL, platform tpu) and the unit pathways-worker@1 (enabled, started).
 # One worker with concurrency 1: a TPU's chips belong to one process at a time.
@@ -25,6 +26,11 @@ case "$queue_url" in
   *) echo "QUEUE_URL=$queue_url: expected redis://HOST:PORT/DB (or rediss:// for TLS)," \
           "the REDIS_URL of the service host" >&2; exit 2 ;;
 esac
+grading_key=${PATHWAYS_GRADING_KEY:-}
+if [ ${#grading_key} -lt 32 ]; then
+  echo "set PATHWAYS_GRADING_KEY (the service host's grading key, at least 32 characters)" >&2
+  exit 2
+fi
 src=$(cd "$(dirname "$0")/../.." && pwd)
 [ -f "$src/pyproject.toml" ] || { echo "run this from a repository checkout ($src has no pyproject.toml)" >&2; exit 2; }
 dry=""; [ -n "$root" ] && dry=1
@@ -66,6 +72,7 @@ umask 027
 cat >"$etc/env" <<ENV
 # Written by deploy/tpu/setup-grader.sh. A grader needs only the queue.
 REDIS_URL=$queue_url
+PATHWAYS_GRADING_KEY=$grading_key
 PATHWAYS_GRADER_PLATFORM=tpu
 PATHWAYS_GRADER_CONCURRENCY=1
 ENV

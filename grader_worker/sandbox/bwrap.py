@@ -100,6 +100,18 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
     return cmd + [python, "-I", script, *argv]
 
 
+def is_bwrap(cmd: list[str]) -> bool:
+    """Whether ``cmd`` starts bubblewrap (the probe and runs do; a test may run something else)."""
+    return bool(cmd) and os.path.basename(cmd[0]) == "bwrap"
+
+
+def with_status_fd(cmd: list[str], fd: int) -> list[str]:
+    """``cmd`` with bwrap's ``--json-status-fd``: bwrap writes the program's ``exit-code`` there
+    once the program it started inside the sandbox ends, and nothing of the kind when setting
+    up the sandbox fails. The sandboxed program does not inherit the descriptor."""
+    return [cmd[0], "--json-status-fd", str(fd), *cmd[1:]]
+
+
 def sandbox_env(platform: str, run_uid: int | None) -> dict[str, str]:
     """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone)."""
     return {

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +41,23 @@ class RunCgroup:
     dirs: list[Path] = field(default_factory=list)
     procs_files: list[Path] = field(default_factory=list)
     oom_file: Path | None = None
+    cpu_file: Path | None = None
+    """v1 cpuacct.usage (nanoseconds) or v2 cpu.stat (usage_usec): the run's CPU time."""
     version: int = 0
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process that was in the run's cgroup (None: not accounted)."""
+        if self.cpu_file is None:
+            return None
+        with contextlib.suppress(OSError, ValueError):
+            text = self.cpu_file.read_text()
+            if self.cpu_file.name == "cpuacct.usage":
+                return int(text) / 1e9
+            for line in text.splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        return None
 
     def oom_kills(self) -> int:
         """The cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events)."""
@@ -98,6 +115,7 @@ def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) 
         (d / "pids.max").write_text(str(pids))
         group.procs_files.append(d / "cgroup.procs")
         group.oom_file = d / "memory.events"
+        group.cpu_file = d / "cpu.stat"
         group.version = 2
         return group
     try:
@@ -118,5 +136,35 @@ def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) 
         raise
     group.procs_files += [mem / "cgroup.procs", pid_dir / "cgroup.procs"]
     group.oom_file = mem / "memory.oom_control"
+    with contextlib.suppress(OSError):  # CPU accounting is optional: it only names a timeout
+        cpu_dir = CGROUP_FS / "cpuacct" / (root or own.get("cpuacct", "/")).lstrip("/") / name
+        cpu_dir.mkdir()
+        group.dirs.append(cpu_dir)
+        group.procs_files.append(cpu_dir / "cgroup.procs")
+        group.cpu_file = cpu_dir / "cpuacct.usage"
     group.version = 1
     return group
+
+
+def _bases(root: str | None) -> list[Path]:
+    """The parent directories runs' cgroups are made in (as ``create`` makes them)."""
+    own = _own_paths()
+    if _is_v2():
+        return [CGROUP_FS / (root or own.get("", "/")).lstrip("/")]
+    return [CGROUP_FS / controller / (root or own.get(controller, "/")).lstrip("/")
+            for controller in ("memory", "pids", "cpuacct")]
+
+
+def sweep(stale: Callable[[str], bool], *, root: str | None = None) -> list[Path]:
+    """Kill the processes in, and remove, every run cgroup whose name ``stale`` accepts (left
+    by a worker that was SIGKILLed); returns the directories removed."""
+    removed: list[Path] = []
+    for base in dict.fromkeys([*_bases(root), *_bases(None)]):  # runs, and the probe
+        with contextlib.suppress(OSError):
+            for d in base.iterdir():
+                if d.is_dir() and stale(d.name):
+                    group = RunCgroup(dirs=[d], procs_files=[d / "cgroup.procs"])
+                    group.remove()
+                    if not d.exists():
+                        removed.append(d)
+    return removed

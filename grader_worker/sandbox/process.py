@@ -4,10 +4,17 @@ The run is started through a tiny root-side wrapper (``sh``) that joins the run'
 sets rlimits before exec'ing bwrap, so no ``preexec_fn`` runs in the (multi-threaded) worker.
 A wall-clock timer kills the whole tree: bwrap is pid 1 of the run's pid namespace, so killing
 its session kills everything inside, and the cgroups are swept as well.
+
+"The sandbox could not start" is told from "the program ran" by bwrap's ``--json-status-fd``,
+a descriptor the sandboxed program never holds: bwrap writes ``exit-code`` there only when the
+program it started inside the sandbox ended, never when setting the sandbox up (or exec'ing the
+program) failed. Whatever the program prints, it cannot make its run look like our failure.
+The run's CPU time is its cgroup's CPU accounting (bwrap's own rusage misses its children).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import selectors
@@ -19,13 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from grader_worker.limits import Limits
-from grader_worker.sandbox import cgroups
+from grader_worker.sandbox import bwrap, cgroups
 
 logger = logging.getLogger(__name__)
 
 # Join each cgroup named before "--" (as root, before any privilege drop), then exec the rest.
 WRAPPER = ('for f in "$@"; do case "$f" in --) break;; esac; echo $$ > "$f"; shift; done; '
            'shift; exec "$@"')
+STATUS_BYTES = 4096
 
 
 @dataclass
@@ -44,6 +52,12 @@ class RunOutcome:
     oom_killed: bool = False
     cgroup_version: int = 0
     wall_s: float = 0.0
+    cpu_s: float | None = None
+    """CPU seconds of the whole run (None when not measured, as in a warm run)."""
+    setup_failed: bool = False
+    """bwrap reported no exit of the program, and we did not kill it: the sandbox never ran."""
+    status: bytes = b""
+    """What bwrap wrote on its --json-status-fd (JSON lines)."""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -63,15 +77,16 @@ def _prlimit_args(limits: Limits) -> list[str]:
 
 
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
-        excerpt_bytes: int = 16 * 1024) -> RunOutcome:
+        excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-") -> RunOutcome:
     """Run ``make_cmd(values_fd)`` (a bwrap command) under ``limits``; never raises for anything
     the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree.
 
     stdout and stderr are read together up to ``limits.output_bytes`` (the run is killed past
-    it); the values pipe (fd 3 inside) up to ``limits.values_bytes``.
+    it); the values pipe (fd 3 inside) up to ``limits.values_bytes``. The run's cgroup is
+    named ``name_prefix`` + a random part (the worker's owner tag, see grader_worker/sweep.py).
     """
     out = RunOutcome()
-    name = f"pathways-{uuid.uuid4().hex[:12]}"
+    name = f"{name_prefix}{uuid.uuid4().hex[:12]}"
     group: cgroups.RunCgroup | None = None
     try:
         group = cgroups.create(name, memory_bytes=limits.memory_mb * 1024 * 1024,
@@ -82,23 +97,29 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
         logger.warning("running without a cgroup", extra={"error": str(exc)})
     procs = [str(p) for p in group.procs_files] if group else []
     read_fd, write_fd = os.pipe()
+    status_read, status_write = os.pipe()
     os.set_inheritable(write_fd, True)
-    argv = ["/bin/sh", "-c", WRAPPER, "sh", *procs, "--", *_prlimit_args(limits),
-            *make_cmd(write_fd)]
+    os.set_inheritable(status_write, True)
+    cmd = make_cmd(write_fd)
+    watched = bwrap.is_bwrap(cmd)
+    if watched:
+        cmd = bwrap.with_status_fd(cmd, status_write)
+    argv = ["/bin/sh", "-c", WRAPPER, "sh", *procs, "--", *_prlimit_args(limits), *cmd]
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(write_fd,), start_new_session=True, close_fds=True,
+            pass_fds=(write_fd, status_write), start_new_session=True, close_fds=True,
             preexec_fn=None, env={"PATH": "/usr/bin:/bin"},
         )
     finally:
         os.close(write_fd)
+        os.close(status_write)
     assert proc.stdout is not None and proc.stderr is not None
     deadline = start + limits.wall_s
     try:
-        pump({"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno(), "values": read_fd},
-             limits, out, deadline, excerpt_bytes)
+        pump({"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno(), "values": read_fd,
+              "status": status_read}, limits, out, deadline, excerpt_bytes)
         if not (out.timed_out or out.output_exceeded or out.values_exceeded):
             try:  # all pipes closed: the tree is ending; wait for it within the deadline
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -106,13 +127,33 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
                 out.timed_out = True
     finally:
         os.close(read_fd)
+        os.close(status_read)
         _kill_tree(proc)
         out.returncode = proc.wait()
         out.wall_s = time.monotonic() - start
         if group is not None:
             out.oom_killed = group.oom_killed()
+            out.cpu_s = group.cpu_seconds()
             group.remove()
+    killed_by_us = out.timed_out or out.output_exceeded or out.values_exceeded
+    out.setup_failed = watched and not killed_by_us and program_exit(out.status) is None
     return out
+
+
+def program_exit(status: bytes) -> int | None:
+    """The ``exit-code`` bwrap reported for the sandboxed program, or None if it reported none
+    (the sandbox was not set up, or the program was never started)."""
+    for line in status.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        code = record.get("exit-code") if isinstance(record, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None
+
+
 
 
 def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
@@ -123,7 +164,8 @@ def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
     for name, fd in fds.items():
         sel.register(fd, selectors.EVENT_READ, name)
     total_output = 0
-    buffers = {"stdout": bytearray(), "stderr": bytearray(), "values": bytearray()}
+    buffers = {"stdout": bytearray(), "stderr": bytearray(), "values": bytearray(),
+               "status": bytearray()}
     while sel.get_map():
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -135,6 +177,9 @@ def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
                 sel.unregister(key.fd)
                 continue
             buf = buffers[key.data]
+            if key.data == "status":  # bwrap's own JSON lines: a few hundred bytes
+                buf += chunk[: max(0, STATUS_BYTES - len(buf))]
+                continue
             if key.data == "values":
                 buf += chunk
                 if len(buf) > limits.values_bytes:
@@ -153,6 +198,7 @@ def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
     sel.close()
     out.stdout, out.stderr = bytes(buffers["stdout"]), bytes(buffers["stderr"])
     out.values = bytes(buffers["values"])
+    out.status = bytes(buffers["status"])
 
 
 def _kill_tree(proc: subprocess.Popen[bytes]) -> None:

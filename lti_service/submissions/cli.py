@@ -22,8 +22,8 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
              running_lease: float, queued_lease: float, max_tries: int, log_level: str) -> None:
     """Run the service side of grading until SIGTERM."""
     from grader_worker import logs
-    from grader_worker.config import load_config
-    from grader_worker.queue import Queues
+    from grading_contract.config import load_queue_config
+    from grading_contract.queues import Queues
     from lti_service.config import Config
     from lti_service.db import make_engine, make_session_factory
     from lti_service.services.outbox import deliver_due
@@ -35,7 +35,7 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     engine = make_engine(cfg.database_url)
     settings = GradingSettings(queued_lease_s=queued_lease, running_lease_s=running_lease,
                                max_tries=max_tries)
-    loop = ResultsConsumer(make_session_factory(engine), Queues(load_config()), settings,
+    loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()), settings,
                            reap_every_s=reap_every, outbox_every_s=outbox_every,
                            deliver=deliver_due)
     try:

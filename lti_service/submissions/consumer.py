@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from grader_worker.queue import Queues
+from grading_contract.queues import Queues
 from lti_service.submissions import service
 from lti_service.submissions.settings import GradingSettings
 

@@ -1,8 +1,9 @@
 """The submission path without Flask: store, enqueue, record results, reap expired leases.
 
 The submission row is the truth and the queue only transport: a row is committed before its
-job is enqueued, a lost or dropped job is found again by the reaper (its lease expired), and a
-result is recorded once per (submission, try), so at-least-once delivery is safe. A graded
+job is enqueued, a lost or dropped job is found again by the reaper (missing from the queue, or
+its lease expired), and a result is recorded once per (submission, try), so at-least-once
+delivery is safe. A graded
 result, the placement's counted score and the outbox row (``record_score``) share one
 transaction, so a score reaches the LMS exactly when the grade exists.
 """
@@ -21,8 +22,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from grader_worker.queue import Queues
-from grader_worker.result import ResultSchema
+from grading_contract.queues import Queues
+from grading_contract.result import ResultSchema
 from lti_service.models import LmsUser, Placement, utcnow
 from lti_service.services.scores import record_score
 from lti_service.submissions.models import GradingRun, Submission
@@ -185,8 +186,42 @@ def _retry(session: Session, queues: Queues, settings: GradingSettings, row: Sub
 
 def reap(session: Session, queues: Queues, settings: GradingSettings,
          now: datetime | None = None) -> int:
-    """Send again every queued or running submission whose lease expired; return how many."""
+    """Send again every queued or running submission whose lease expired, and every queued
+    one whose job is no longer in the queue; return how many."""
     now = now or utcnow()
+    return _reap_expired(session, queues, settings, now) \
+        + resend_lost(session, queues, settings, now)
+
+
+def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
+                now: datetime) -> int:
+    """Re-send (same try) each queued submission sent over ``lost_after_s`` ago whose job is
+    not in the grading queue: the message was lost (a Redis failover, a flushed queue, a
+    worker that died between taking it and saying "started"). A job a worker has just taken
+    may be sent twice; its result is still recorded once per (submission, try)."""
+    sent_before = now - timedelta(seconds=settings.lost_after_s)
+    ids = list(session.scalars(select(Submission.id).where(
+        Submission.status == "queued", Submission.enqueued_at < sent_before)))
+    session.rollback()
+    if not ids:
+        return 0
+    waiting = queues.queued_jobs()
+    count = 0
+    for submission_id in ids:
+        row = _locked(session, submission_id)
+        if row is None or row.status != "queued" or row.enqueued_at is None \
+                or row.enqueued_at >= sent_before or (row.id, row.grading_try) in waiting:
+            session.rollback()
+            continue
+        logger.warning("job missing from the queue; sending it again",
+                       extra={"submission_id": row.id, "attempt": row.grading_try})
+        _enqueue(session, queues, settings, row)
+        count += 1
+    return count
+
+
+def _reap_expired(session: Session, queues: Queues, settings: GradingSettings,
+                  now: datetime) -> int:
     ids = list(session.scalars(select(Submission.id).where(
         Submission.status.in_(("queued", "running")), Submission.lease_expires_at < now)))
     session.rollback()

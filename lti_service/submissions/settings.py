@@ -13,6 +13,9 @@ MAX_SOURCE_BYTES = 64 * 1024
 class GradingSettings:
     queued_lease_s: float = 900.0
     """How long a job may wait in the queue before the reaper sends it again (a lost message)."""
+    lost_after_s: float = 10.0
+    """A queued job missing from the queue this long after it was sent is sent again (the
+    reaper compares the queue with the queued submissions), long before its lease expires."""
     running_lease_s: float = 30.0
     """A running job's lease, renewed by each worker heartbeat (worker default: every 5 s)."""
     max_tries: int = 3

@@ -12,8 +12,8 @@ from typing import Any
 from flask import abort, current_app, jsonify, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 
-from grader_worker.config import load_config
-from grader_worker.queue import Queues
+from grading_contract.config import load_queue_config
+from grading_contract.queues import Queues
 from lti_service.auth import current_launch, launch_url_args, require_learner
 from lti_service.extensions import db, state
 from lti_service.models import LmsUser, Placement
@@ -30,7 +30,7 @@ def queues() -> Queues:
     """The app's grading queues (tests may install their own under QUEUES_KEY)."""
     found = current_app.extensions.get(QUEUES_KEY)
     if found is None:
-        found = current_app.extensions[QUEUES_KEY] = Queues(load_config())
+        found = current_app.extensions[QUEUES_KEY] = Queues(load_queue_config())
     return found
 
 

@@ -177,11 +177,13 @@ def test_tpu_setup_writes_a_grader_that_has_only_the_queue(tmp_path: Path) -> No
         ["bash", str(DEPLOY / "tpu" / "setup-grader.sh"), "redis://10.0.0.2:6379/0",
          "--root", str(root), "--python", sys.executable],
         capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PATHWAYS_GRADING_KEY": "g" * 64},
     )
     assert result.returncode == 0, result.stdout + result.stderr
     env = (root / "etc/pathways/env").read_text()
     assert "REDIS_URL=redis://10.0.0.2:6379/0" in env
     assert "PATHWAYS_GRADER_PLATFORM=tpu" in env
+    assert f"PATHWAYS_GRADING_KEY={'g' * 64}" in env
     assert "DATABASE_URL" not in env and "SECRET_KEY" not in env
     assert (root / "etc/systemd/system/pathways-worker@.service").is_file()
     assert (root / "opt/pathways/grader_worker/config.py").is_file()

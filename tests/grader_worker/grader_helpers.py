@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from grader_worker.job import Job
 from grader_worker.limits import Limits
+from grading_contract.job import Job
 
 HERE = Path(__file__).parent
 FIXTURE_CHECKS = HERE / "fixtures" / "checks.py"

@@ -12,8 +12,8 @@ from grader_helpers import collect, start_worker, worker_env
 
 from course import load_course, submission_for
 from grader_worker.config import load_config
-from grader_worker.queue import Queues
-from grader_worker.result import result_from_dict
+from grading_contract.queues import Queues
+from grading_contract.result import result_from_dict
 
 
 def _grade_course(tmp_path: Path, redis_url: str | None) -> None:

@@ -11,8 +11,8 @@ from grader_helpers import CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
-from grader_worker.result import GradingResult
 from grader_worker.warm import WarmRunner
+from grading_contract.result import GradingResult
 
 LEAVE_BEHIND = """
 import subprocess

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from devlms.browser import Browser
 from grader_worker.config import load_config
-from grader_worker.queue import Queues
 from grader_worker.worker import GraderWorker
+from grading_contract.queues import Queues
 from lti_service.extensions import state
 from lti_service.models import ScoreOutbox
 from lti_service.services.outbox import deliver_due

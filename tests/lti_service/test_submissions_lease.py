@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from grader_worker.config import load_config
-from grader_worker.queue import Queues
+from grading_contract.queues import Queues
 from lti_service.db import make_engine, make_session_factory, upgrade
 from lti_service.models import LmsContext, LmsUser, Placement, Platform, ScoreOutbox, utcnow
 from lti_service.submissions import service
@@ -259,3 +259,26 @@ def test_pathways_consumer_command_records_results_and_stops_on_sigterm(tmp_path
         outbox = session.scalars(select(ScoreOutbox)).one()
         # The placement has an unreachable line item: the row stays for a later retry.
         assert outbox.score == 2.0 and outbox.status in ("pending", "no_lineitem")
+
+
+def test_reaper_resends_a_job_lost_from_the_queue_within_seconds(world: World) -> None:
+    """The queue lost the job (flushed, a failover): the reaper sees it missing and sends the
+    same try again after ``lost_after_s``, not after the 900 s queued lease; a job that is
+    still waiting is left alone. SQLite and Redis."""
+    settings = GradingSettings(queued_lease_s=900, lost_after_s=1.0)
+    kept = world.submit("x", "print(1)\n")
+    lost = world.submit("x", "print(2)\n")
+    world.queues.grading.flush()
+    with world.sessions() as s:
+        world.queues.enqueue_job({"submission_id": kept, "attempt": 1})  # kept is still there
+        assert service.reap(s, world.queues, settings) == 0, "sent under a second ago"
+    consumer = ResultsConsumer(world.sessions, world.queues, settings)
+    started = time.monotonic()
+    _until(consumer, lambda: world.queues.queued_jobs() >= {(kept, 1), (lost, 1)}, 15)
+    assert time.monotonic() - started < 15
+    assert world.queues.grading.pending_count() == 2, "only the lost job was sent again"
+    row = world.row(lost)
+    assert (row.status, row.grading_try) == ("queued", 1), "a lost message costs no try"
+    with world.sessions() as s:  # once back in the queue, it is not sent a third time
+        assert service.reap(s, world.queues, settings,
+                            now=utcnow() + timedelta(seconds=5)) == 0

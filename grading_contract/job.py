@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from grader_worker.errors import JobError
+from grading_contract.errors import JobError
 
 MAX_SOURCE_BYTES = 256 * 1024
 

@@ -1,0 +1,68 @@
+"""Queue settings both sides read from the environment, and the grading key.
+
+The key signs every queue message (``signing``). It is not an LTI key and never leaves the
+service and worker hosts: ``PATHWAYS_GRADING_KEY`` (text, at least 32 characters), or the file
+named by ``PATHWAYS_GRADING_KEY_FILE``; on one machine, by default, a random key generated into
+``$PATHWAYS_VAR_DIR/grading_key`` (mode 0600) that the service and the worker share.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grading_contract.errors import KeyConfigError
+
+MIN_KEY_BYTES = 32
+KEY_FILE = "grading_key"
+
+
+@dataclass(frozen=True)
+class QueueConfig:
+    var_dir: Path
+    """PATHWAYS_VAR_DIR: where the embedded (SQLite) queue files live."""
+    redis_url: str | None
+    """REDIS_URL: when set, both queues are RedisHuey on this server."""
+    queue_prefix: str
+    """PATHWAYS_QUEUE_PREFIX: prepended to queue names (lets tests and tenants share a Redis)."""
+    grading_key: bytes = field(repr=False, default=b"")
+    """The HMAC key of queue messages (see the module's docstring)."""
+
+
+def load_grading_key(env: dict[str, str] | os._Environ[str], var_dir: Path) -> bytes:
+    """The grading key from the environment, its file, or the var dir (generated there once)."""
+    if env.get("PATHWAYS_GRADING_KEY"):
+        key = env["PATHWAYS_GRADING_KEY"].encode()
+        where = "PATHWAYS_GRADING_KEY"
+    else:
+        path = Path(env.get("PATHWAYS_GRADING_KEY_FILE") or var_dir / KEY_FILE)
+        if not path.exists() and not env.get("PATHWAYS_GRADING_KEY_FILE"):
+            var_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass  # another process of this install made it first
+            else:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(secrets.token_hex(32))
+        try:
+            key = path.read_bytes().strip()
+        except OSError as exc:
+            raise KeyConfigError(f"cannot read the grading key file {path}: {exc}; set "
+                                 "PATHWAYS_GRADING_KEY_FILE or PATHWAYS_GRADING_KEY") from exc
+        where = str(path)
+    if len(key) < MIN_KEY_BYTES:
+        raise KeyConfigError(f"the grading key in {where} is {len(key)} bytes; use at least "
+                             f"{MIN_KEY_BYTES} (e.g. `openssl rand -hex 32`), the same on the "
+                             "service and every worker host")
+    return key
+
+
+def load_queue_config(environ: dict[str, str] | None = None) -> QueueConfig:
+    env = os.environ if environ is None else environ
+    var_dir = Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve()
+    return QueueConfig(var_dir=var_dir, redis_url=env.get("REDIS_URL") or None,
+                       queue_prefix=env.get("PATHWAYS_QUEUE_PREFIX", ""),
+                       grading_key=load_grading_key(env, var_dir))
