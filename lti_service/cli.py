@@ -112,7 +112,7 @@ def platform_invite(hours: int, issuer: str | None) -> None:
     with _session() as session:
         token, invite = invite_service.create(session, valid_for=timedelta(hours=hours),
                                               issuer=issuer)
-        click.echo(f"{cfg.tool_base_url}/lti/register/{token}")
+        click.echo(f"{cfg.tool_base_url}/lti/register?invite={token}")
         click.echo(f"single use, valid until {invite.expires_at:%Y-%m-%d %H:%M} UTC"
                    + (f", only for issuer {issuer}" if issuer else ""), err=True)
 

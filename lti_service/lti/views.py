@@ -144,15 +144,15 @@ def canvas_json() -> Response:
     return jsonify(registration.canvas_config(tool_urls()))
 
 
-@bp.get("/register", defaults={"invite": ""})
-@bp.get("/register/<invite>")
-def dynamic_registration(invite: str) -> str:
+@bp.get("/register")
+def dynamic_registration() -> str:
     """LTI Dynamic Registration, from an operator's one-time URL the LMS admin pastes in the LMS.
 
-    Without an open invite the answer is 403 and nothing is fetched.
+    Without an open invite the answer is 403 and nothing is fetched. The invite is a query
+    parameter, not a path segment: access logs never record query strings.
     """
     session = db()
-    pending = invites.check(session, invite)
+    pending = invites.check(session, request.args.get("invite", ""))
     config_url = request.args.get("openid_configuration", "")
     if not config_url:
         raise ServiceError("openid_configuration is missing: paste this URL into the LMS's "

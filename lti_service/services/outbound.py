@@ -36,8 +36,8 @@ from .errors import ServiceError
 
 log = logging.getLogger(__name__)
 
-FAILED = ("the platform could not be reached or did not answer as expected: check the "
-          "platform's URLs and start again from the LMS")
+FAILED = ("the platform could not be reached or did not answer as expected: check its URLs "
+          "and start again from the LMS")
 USER_AGENT = "jax-pathways-lti"
 REDIRECTS = (301, 302, 303, 307, 308)
 LOG_EXCERPT = 200
