@@ -51,6 +51,7 @@ class Config:
     outbound_allow_private: bool = False
     outbound_timeout_s: float = 5.0
     outbound_max_bytes: int = 256 * 1024
+    outbound_ca_bundle: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -76,6 +77,7 @@ class Config:
             "outbound_allow_private": _bool(env.get("OUTBOUND_ALLOW_PRIVATE"), False),
             "outbound_timeout_s": float(env.get("OUTBOUND_TIMEOUT_S", "5")),
             "outbound_max_bytes": int(env.get("OUTBOUND_MAX_BYTES", str(256 * 1024))),
+            "outbound_ca_bundle": env.get("OUTBOUND_CA_BUNDLE") or None,
         }
         known = set(cls.__dataclass_fields__)
         extra = {k: v for k, v in overrides.items() if k not in known}

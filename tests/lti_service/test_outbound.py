@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+from flask import Flask, jsonify
 from probe_server import ProbeServer, raw_listener
+from werkzeug.serving import make_server
 
 from devlms.server import free_port
 from lti_service.services.outbound import (
@@ -97,3 +106,43 @@ def test_post_is_pinned_to_an_origin_and_never_follows_redirects(probe: ProbeSer
     assert refused(probe.url + "/register", method="POST", payload={},
                    same_origin_as=other) == FAILED
     assert probe.hits == [("POST", "/register")]
+
+
+def _self_signed(tmp_path: Path, host: str) -> tuple[Path, Path]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = datetime.now(UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(minutes=5)).not_valid_after(now + timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_https_verifies_the_host_certificate_on_the_pinned_address(tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path, "localhost")
+    app = Flask(__name__)
+    app.add_url_rule("/jwks", "jwks", view_func=lambda: jsonify({"keys": ["k"]}))
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True,
+                         ssl_context=(str(cert), str(key)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        trusted = OutboundPolicy(allow_private=True, timeout_s=2.0, ca_bundle=str(cert))
+        assert fetch_json(f"https://localhost:{port}/jwks", trusted) == {"keys": ["k"]}
+        # Same server, but its certificate is not for 127.0.0.1, or not trusted at all.
+        assert refused(f"https://127.0.0.1:{port}/jwks", trusted) == FAILED
+        assert refused(f"https://localhost:{port}/jwks",
+                       OutboundPolicy(allow_private=True, timeout_s=2.0)) == FAILED
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
