@@ -63,6 +63,11 @@ def client_registration(urls: ToolUrls) -> dict[str, Any]:
     }
 
 
+def _id(value: Any) -> str | None:
+    """A client or deployment id as the platform sent it (a string or a number), else None."""
+    return str(value) if type(value) in (str, int) and value != "" else None
+
+
 def _endpoints(config: dict[str, Any]) -> dict[str, str]:
     found = {}
     for key in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
@@ -97,21 +102,20 @@ def register(session: Session, urls: ToolUrls, openid_configuration: str,
     answer = fetch_json(endpoints["registration_endpoint"], rules, method="POST",
                         payload=client_registration(urls), headers=headers,
                         same_origin_as=issuer)
-    client_id = answer.get("client_id")
+    client_id = _id(answer.get("client_id"))
     tool_config = answer.get(TOOL_CONFIG)
-    deployment = tool_config.get("deployment_id") if isinstance(tool_config, dict) else None
-    if not isinstance(client_id, str | int) or not isinstance(deployment, str | int) \
-            or client_id == "" or deployment == "":
+    deployment = _id(tool_config.get("deployment_id")) if isinstance(tool_config, dict) else None
+    if client_id is None or deployment is None:
         raise ServiceError("the registration answer has no client_id or deployment_id")
     platform_config = config.get(PLATFORM_CONFIG)
     name = platform_config.get("product_family_code", "") \
         if isinstance(platform_config, dict) else ""
     audience = config.get("authorization_server")
     platform = add_platform(
-        session, issuer=issuer, client_id=str(client_id),
+        session, issuer=issuer, client_id=client_id,
         auth_login_url=endpoints["authorization_endpoint"],
         auth_token_url=endpoints["token_endpoint"], key_set_url=endpoints["jwks_uri"],
-        deployment_ids=[str(deployment)],
+        deployment_ids=[deployment],
         auth_audience=audience if isinstance(audience, str) else None,
         name=str(name)[:255],
     )
