@@ -101,6 +101,7 @@ def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
         "PATHWAYS_VAR_DIR": str(tmp / "var"),
         "SECRET_KEY": "bench-" + uuid.uuid4().hex,
         "TOOL_BASE_URL": url,
+        "OUTBOUND_ALLOW_PRIVATE": "1",  # the bench's platform is on loopback
         "PATHWAYS_WEB_BIND": f"127.0.0.1:{port}",
         "PATHWAYS_WEB_WORKERS": str(workers),
         "PATHWAYS_WEB_ACCESS_LOG": "/dev/null",

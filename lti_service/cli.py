@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import timedelta
 
 import click
 from flask import Flask
@@ -11,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from .config import Config
 from .db import make_engine, make_session_factory, upgrade
+from .services import invites as invite_service
 from .services import keys as key_service
 from .services import platforms as platform_service
 from .services.errors import ServiceError
@@ -47,7 +49,7 @@ def db_upgrade() -> None:
 
 @click.group()
 def platform() -> None:
-    """Register, list and remove LMS platforms."""
+    """Register, invite, change, list and remove LMS platforms."""
 
 
 @platform.command("add")
@@ -62,7 +64,7 @@ def platform() -> None:
 @click.option("--name", default="", help="A label for lists.")
 def platform_add(issuer: str, client_id: str, login_url: str, token_url: str, key_set_url: str,
                  deployments: tuple[str, ...], token_audience: str | None, name: str) -> None:
-    """Register a platform (or add deployments to it)."""
+    """Register a new platform (an existing one is changed with `platform update`)."""
     with _session() as session:
         p = platform_service.add_platform(
             session, issuer=issuer, client_id=client_id, auth_login_url=login_url,
@@ -70,6 +72,49 @@ def platform_add(issuer: str, client_id: str, login_url: str, token_url: str, ke
             auth_audience=token_audience, name=name)
         click.echo(f"platform {p.id}: {p.issuer} client {p.client_id} deployments "
                    + ", ".join(d.deployment_id for d in p.deployments))
+
+
+@platform.command("update")
+@click.option("--issuer", required=True, help="The registered platform's issuer.")
+@click.option("--client-id", required=True, help="The registered platform's client id.")
+@click.option("--login-url", default=None, help="New OIDC authorization (login) endpoint.")
+@click.option("--token-url", default=None, help="New OAuth2 token endpoint.")
+@click.option("--key-set-url", default=None, help="New JWKS URL (the platform's keys moved).")
+@click.option("--deployment", "deployments", multiple=True,
+              help="A deployment id to add (repeat for several).")
+@click.option("--token-audience", default=None, help="New token aud ('' clears it).")
+@click.option("--name", default=None, help="New label for lists.")
+def platform_update(issuer: str, client_id: str, login_url: str | None, token_url: str | None,
+                    key_set_url: str | None, deployments: tuple[str, ...],
+                    token_audience: str | None, name: str | None) -> None:
+    """Change a registered platform: only the options given; deployments are added."""
+    if all(v is None for v in (login_url, token_url, key_set_url, token_audience, name)) \
+            and not deployments:
+        raise click.UsageError("nothing to change: give at least one option to change")
+    with _session() as session:
+        p = platform_service.update_platform(
+            session, issuer, client_id, auth_login_url=login_url, auth_token_url=token_url,
+            key_set_url=key_set_url, auth_audience=token_audience, name=name,
+            deployment_ids=deployments)
+        click.echo(f"platform {p.id}: {p.issuer} client {p.client_id} updated: login "
+                   f"{p.auth_login_url} token {p.auth_token_url} keys {p.key_set_url} "
+                   "deployments " + ", ".join(d.deployment_id for d in p.deployments))
+
+
+@platform.command("invite")
+@click.option("--hours", default=24, show_default=True, type=click.IntRange(1, 168),
+              help="How long the URL stays valid.")
+@click.option("--issuer", default=None,
+              help="Accept only this platform issuer (recommended when you know it).")
+def platform_invite(hours: int, issuer: str | None) -> None:
+    """Print a one-time Dynamic Registration URL for an LMS admin to paste into the LMS."""
+    cfg = Config.from_env()
+    with _session() as session:
+        token, invite = invite_service.create(session, valid_for=timedelta(hours=hours),
+                                              issuer=issuer)
+        click.echo(f"{cfg.tool_base_url}/lti/register?invite={token}")
+        click.echo(f"single use, valid until {invite.expires_at:%Y-%m-%d %H:%M} UTC"
+                   + (f", only for issuer {issuer}" if issuer else ""), err=True)
 
 
 @platform.command("list")

@@ -48,6 +48,10 @@ class Config:
     default_counting: str = "best"
     tool_title: str = "JAX Pathways"
     outbox_batch: int = 50
+    outbound_allow_private: bool = False
+    outbound_timeout_s: float = 5.0
+    outbound_max_bytes: int = 256 * 1024
+    outbound_ca_bundle: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -70,6 +74,10 @@ class Config:
             "default_max_attempts": int(env.get("CHECKPOINT_MAX_ATTEMPTS", "3")),
             "default_counting": env.get("CHECKPOINT_COUNTING", "best"),
             "tool_title": env.get("TOOL_TITLE", "JAX Pathways"),
+            "outbound_allow_private": _bool(env.get("OUTBOUND_ALLOW_PRIVATE"), False),
+            "outbound_timeout_s": float(env.get("OUTBOUND_TIMEOUT_S", "5")),
+            "outbound_max_bytes": int(env.get("OUTBOUND_MAX_BYTES", str(256 * 1024))),
+            "outbound_ca_bundle": env.get("OUTBOUND_CA_BUNDLE") or None,
         }
         known = set(cls.__dataclass_fields__)
         extra = {k: v for k, v in overrides.items() if k not in known}
@@ -87,6 +95,10 @@ class Config:
             raise ValueError(
                 f"CHECKPOINT_COUNTING={cfg.default_counting!r}: use first, last or best"
             )
+        if not 0 < cfg.outbound_timeout_s <= 60:
+            raise ValueError(f"OUTBOUND_TIMEOUT_S={cfg.outbound_timeout_s}: use 0 < seconds <= 60")
+        if cfg.outbound_max_bytes < 1024:
+            raise ValueError(f"OUTBOUND_MAX_BYTES={cfg.outbound_max_bytes}: use at least 1024")
         return cfg
 
 

@@ -82,6 +82,8 @@ def child_env(settings: DemoSettings) -> dict[str, str]:
     env.update(
         PATHWAYS_VAR_DIR=str(settings.state_dir),
         TOOL_BASE_URL=settings.tool_url,
+        # The local LMS is on localhost: the tool may fetch its key set there.
+        OUTBOUND_ALLOW_PRIVATE="1",
         JAX_PLATFORMS="cpu",
         PYTHONUNBUFFERED="1",
     )

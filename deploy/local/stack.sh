@@ -41,6 +41,8 @@ stack_env() {
   echo "export STACK_DIR=$state"
   echo "export STACK_CA_BUNDLE=$tls/cert.pem"
   echo "export PREFERRED_URL_SCHEME=https"
+  # The stack's LMS is on loopback: let the tool fetch its key set there.
+  echo "export OUTBOUND_ALLOW_PRIVATE=1"
   echo "export JAX_PLATFORMS=cpu"
 }
 

@@ -35,6 +35,8 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 from sqlalchemy.orm import Session
 
+from ..extensions import state
+from ..services import outbound
 from ..services.content import ContentItem
 from ..services.errors import LaunchRejected
 from .storage import DbLaunchDataStorage
@@ -88,6 +90,17 @@ def partition_session_cookie(config: MutableMapping[str, Any]) -> None:
 
 
 class ToolMessageLaunch(FlaskMessageLaunch):
+    def fetch_public_key(self, key_set_url: str) -> Any:
+        """The platform's key set through the guarded outbound fetch (``services.outbound``).
+
+        pylti1p3's own fetch follows any redirect, has no timeout or size cap, and echoes the
+        answer's body and the network error in its message.
+        """
+        try:
+            return outbound.fetch_json(key_set_url, outbound.policy(state().config))
+        except outbound.OutboundRefused as exc:
+            raise LtiException(f"the platform's key set: {exc.message}") from None
+
     def validate_message(self) -> ToolMessageLaunch:
         super().validate_message()
         assert self._registration is not None

@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 
 from ..auth import Launch, current_launch, issue_token, require_instructor
 from ..extensions import db, state
-from ..services import content, housekeeping, keys, launches, registration
+from ..services import content, housekeeping, invites, keys, launches, outbound, registration
 from ..services.errors import LaunchRejected, ServiceError
 from . import adapter
 
@@ -146,14 +146,24 @@ def canvas_json() -> Response:
 
 @bp.get("/register")
 def dynamic_registration() -> str:
-    """LTI Dynamic Registration: the LMS admin opens this URL from the LMS."""
+    """LTI Dynamic Registration, from an operator's one-time URL the LMS admin pastes in the LMS.
+
+    Without an open invite the answer is 403 and nothing is fetched. The invite is a query
+    parameter, not a path segment: access logs never record query strings.
+    """
+    session = db()
+    pending = invites.check(session, request.args.get("invite", ""))
     config_url = request.args.get("openid_configuration", "")
     if not config_url:
-        raise ServiceError("openid_configuration is missing: start from the LMS's "
+        raise ServiceError("openid_configuration is missing: paste this URL into the LMS's "
                            "'register a tool' page", field="openid_configuration")
-    session = db()
     keys.current_key(session)
-    platform = registration.register(session, tool_urls(), config_url,
-                                     request.args.get("registration_token"))
+    try:
+        platform = registration.register(session, tool_urls(), config_url,
+                                         request.args.get("registration_token"), invite=pending,
+                                         rules=outbound.policy(state().config))
+    except ServiceError:
+        session.rollback()
+        raise
     session.commit()
     return render_template("registered.html", platform=platform)

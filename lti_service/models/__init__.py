@@ -14,6 +14,7 @@ from .lti import (
     LtiStorage,
     Placement,
     Platform,
+    RegistrationInvite,
     ToolKey,
     UsedNonce,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "LtiStorage",
     "Placement",
     "Platform",
+    "RegistrationInvite",
     "ScoreOutbox",
     "ToolKey",
     "UTCDateTime",

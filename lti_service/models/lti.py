@@ -43,6 +43,24 @@ class Deployment(Base):
     platform: Mapped[Platform] = relationship(back_populates="deployments")
 
 
+class RegistrationInvite(Base):
+    """A one-time Dynamic Registration URL an operator made (``pathways platform invite``).
+
+    Only the SHA-256 of the token is stored: a database reader cannot use an open invite.
+    """
+
+    __tablename__ = "registration_invites"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    issuer: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    platform_id: Mapped[int | None] = mapped_column(
+        ForeignKey("platforms.id", ondelete="SET NULL"), nullable=True)
+
+
 class ToolKey(Base):
     """The tool's RSA signing keys; ``current`` signs, the previous one stays in the JWKS."""
 

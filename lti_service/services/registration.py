@@ -2,6 +2,8 @@
 
 The tool fetches the platform's OpenID configuration, posts its own client registration with
 the one-time registration token, and stores the platform and deployment the answer names.
+It starts only from an operator's invite (``invites``), fetches only through ``outbound``, and
+never changes an existing registration (``add_platform`` refuses one: 409, nothing changed).
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-import requests
 from sqlalchemy.orm import Session
 
-from ..models import Platform
+from ..models import Platform, RegistrationInvite
+from . import invites
 from .errors import ServiceError
+from .outbound import OutboundPolicy, fetch_json, same_origin
 from .platforms import add_platform
 
 log = logging.getLogger(__name__)
@@ -60,53 +63,65 @@ def client_registration(urls: ToolUrls) -> dict[str, Any]:
     }
 
 
-def _json(response: requests.Response, what: str) -> dict[str, Any]:
-    if not response.ok:
-        raise ServiceError(f"{what} answered HTTP {response.status_code}: start the "
-                           "registration again from the LMS")
-    try:
-        data = response.json()
-    except ValueError as exc:
-        raise ServiceError(f"{what} did not answer JSON") from exc
-    if not isinstance(data, dict):
-        raise ServiceError(f"{what} did not answer a JSON object")
-    return data
+def _id(value: Any) -> str | None:
+    """A client or deployment id as the platform sent it (a string or a number), else None."""
+    return str(value) if type(value) in (str, int) and value != "" else None
+
+
+def _endpoints(config: dict[str, Any]) -> dict[str, str]:
+    found = {}
+    for key in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
+                "jwks_uri"):
+        value = config.get(key)
+        if not isinstance(value, str) or not value:
+            raise ServiceError(f"the platform's OpenID configuration has no {key}")
+        found[key] = value
+    return found
 
 
 def register(session: Session, urls: ToolUrls, openid_configuration: str,
-             registration_token: str | None) -> Platform:
-    if urlparse(openid_configuration).scheme not in ("http", "https"):
-        raise ServiceError("openid_configuration must be an http(s) URL",
+             registration_token: str | None, *, invite: RegistrationInvite,
+             rules: OutboundPolicy) -> Platform:
+    """Register the platform an invited LMS names; never touches an existing registration.
+
+    The caller has checked ``invite`` (before anything is fetched); it is consumed here, in the
+    transaction that stores the platform.
+    """
+    config = fetch_json(openid_configuration, rules)
+    issuer = config.get("issuer")
+    if not isinstance(issuer, str) or not same_origin(issuer, openid_configuration):
+        raise ServiceError("the platform's issuer and its openid_configuration URL do not have "
+                           "the same scheme, host and port: register it with "
+                           "`pathways platform add`", field="openid_configuration")
+    if invite.issuer is not None and issuer != invite.issuer:
+        raise ServiceError("this registration link was made for another platform (issuer): ask "
+                           "the tool's operator for one for this platform",
                            field="openid_configuration")
-    try:
-        config = _json(requests.get(openid_configuration, timeout=15),
-                       "the platform's OpenID configuration")
-        issuer = str(config.get("issuer", ""))
-        if not issuer or not openid_configuration.startswith(issuer.rstrip("/")):
-            raise ServiceError(f"the configuration's issuer {issuer!r} does not match "
-                               f"{openid_configuration!r}")
-        for key in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
-                    "jwks_uri"):
-            if not config.get(key):
-                raise ServiceError(f"the platform's OpenID configuration has no {key}")
-        headers = {"Authorization": f"Bearer {registration_token}"} if registration_token else {}
-        answer = _json(requests.post(config["registration_endpoint"],
-                                     json=client_registration(urls), headers=headers,
-                                     timeout=15), "the platform's registration endpoint")
-    except requests.RequestException as exc:
-        raise ServiceError(f"the platform is not reachable ({type(exc).__name__})") from exc
-    client_id = answer.get("client_id")
-    deployment = (answer.get(TOOL_CONFIG) or {}).get("deployment_id")
-    if not client_id or not deployment:
+    endpoints = _endpoints(config)
+    headers = {"Authorization": f"Bearer {registration_token}"} if registration_token else {}
+    answer = fetch_json(endpoints["registration_endpoint"], rules, method="POST",
+                        payload=client_registration(urls), headers=headers,
+                        same_origin_as=issuer)
+    client_id = _id(answer.get("client_id"))
+    tool_config = answer.get(TOOL_CONFIG)
+    deployment = _id(tool_config.get("deployment_id")) if isinstance(tool_config, dict) else None
+    if client_id is None or deployment is None:
         raise ServiceError("the registration answer has no client_id or deployment_id")
+    platform_config = config.get(PLATFORM_CONFIG)
+    name = platform_config.get("product_family_code", "") \
+        if isinstance(platform_config, dict) else ""
+    audience = config.get("authorization_server")
     platform = add_platform(
-        session, issuer=issuer, client_id=str(client_id),
-        auth_login_url=config["authorization_endpoint"], auth_token_url=config["token_endpoint"],
-        key_set_url=config["jwks_uri"], deployment_ids=[str(deployment)],
-        auth_audience=config.get("authorization_server"),
-        name=(config.get(PLATFORM_CONFIG) or {}).get("product_family_code", ""),
+        session, issuer=issuer, client_id=client_id,
+        auth_login_url=endpoints["authorization_endpoint"],
+        auth_token_url=endpoints["token_endpoint"], key_set_url=endpoints["jwks_uri"],
+        deployment_ids=[deployment],
+        auth_audience=audience if isinstance(audience, str) else None,
+        name=str(name)[:255],
     )
-    log.info("dynamic registration: platform %s client %s", issuer, client_id)
+    invites.consume(session, invite, platform.id)
+    log.info("dynamic registration: platform %s client %s (invite %s)", issuer, client_id,
+             invite.id)
     return platform
 
 

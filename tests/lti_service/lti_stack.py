@@ -74,6 +74,7 @@ def build_stack(database_url: str, tmp_path: Path, *, packaged_course: bool = Fa
         "var_dir": tmp_path / "var",
         "secret_key": "test-secret-" + uuid.uuid4().hex,
         "tool_base_url": tool_url,
+        "outbound_allow_private": True,  # devlms is on loopback
     }
     if not packaged_course:
         settings["course"] = make_course(tmp_path / "content")

@@ -1,17 +1,30 @@
-"""Dynamic Registration against devlms, the Canvas developer-key JSON, and the JWKS."""
+"""Dynamic Registration (from an operator's invite) against devlms, the Canvas developer-key JSON
+and the JWKS."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import requests
+from lti_stack import Stack
 from sqlalchemy import select
 
 from devlms import create_app as create_lms
 from devlms.server import LiveServer
-from lti_service.models import Platform
+from lti_service.models import Platform, RegistrationInvite
+from lti_service.services import invites
+from lti_service.services.outbound import FAILED
 from lti_service.services.platforms import remove_platform
 
 
-def test_dynamic_registration_then_deep_link_works(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+def invite(stack: Stack, hours: int = 1, issuer: str | None = None) -> str:
+    with stack.db() as session:
+        token, _ = invites.create(session, valid_for=timedelta(hours=hours), issuer=issuer)
+        session.commit()
+    return token
+
+
+def test_dynamic_registration_from_an_invite_then_deep_link_works(sqlite_stack: Stack) -> None:
     stack = sqlite_stack
     cfg = stack.lms_config
     with stack.db() as session:
@@ -21,11 +34,13 @@ def test_dynamic_registration_then_deep_link_works(sqlite_stack) -> None:  # typ
     stack.lms_server = LiveServer(create_lms(cfg, stack.lms_store, registration_token="t0k"),
                                   port=stack.lms_server.port).start()
     config_url = stack.lms_url + "/.well-known/openid-configuration"
-    bad = requests.get(stack.tool_url + "/lti/register", timeout=30,
-                       params={"openid_configuration": config_url, "registration_token": "no"})
-    assert bad.status_code == 400 and "HTTP 401" in bad.text
-    ok = requests.get(stack.tool_url + "/lti/register", timeout=30,
-                      params={"openid_configuration": config_url, "registration_token": "t0k"})
+    token = invite(stack, issuer=cfg.issuer)
+    register = stack.tool_url + "/lti/register"
+    bad = requests.get(register, timeout=30, params={
+        "invite": token, "openid_configuration": config_url, "registration_token": "no"})
+    assert bad.status_code == 400 and FAILED in bad.text  # the LMS refused: invite stays open
+    ok = requests.get(register, timeout=30, params={
+        "invite": token, "openid_configuration": config_url, "registration_token": "t0k"})
     assert ok.status_code == 200, ok.text
     assert "org.imsglobal.lti.close" in ok.text
     with stack.db() as session:
@@ -33,8 +48,10 @@ def test_dynamic_registration_then_deep_link_works(sqlite_stack) -> None:  # typ
         assert (platform.issuer, platform.client_id) == (cfg.issuer, cfg.client_id)
         assert [d.deployment_id for d in platform.deployments] == [cfg.deployment_id]
         assert platform.auth_token_url == stack.lms_url + "/token"
+        used = session.scalars(select(RegistrationInvite)).one()
+        assert used.used_at is not None and used.platform_id == platform.id
     assert len(stack.deep_link(["arrays-04"])) == 1
-    missing = requests.get(stack.tool_url + "/lti/register", timeout=30)
+    missing = requests.get(register, params={"invite": invite(stack)}, timeout=30)
     assert missing.status_code == 400 and "openid_configuration" in missing.text
 
 
