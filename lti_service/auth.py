@@ -91,10 +91,14 @@ def form_fields() -> dict[str, str]:
     return {**launch_url_args(), CSRF_FIELD: csrf_token(launch, _secret())}
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, parsed (never a string prefix); None when malformed."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+    return parts.scheme, (parts.hostname or "").lower(), port
 
 
 def check_origin() -> None:
@@ -108,7 +112,8 @@ def check_origin() -> None:
     if origin is None:
         return
     ours = {_origin(request.host_url), _origin(state().config.tool_base_url)}
-    if origin == "null" or _origin(origin) not in ours:
+    theirs = _origin(origin)
+    if theirs is None or theirs not in ours:
         abort(403, "this form was sent from another site: open the activity from your LMS")
 
 

@@ -10,51 +10,21 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import requests
 import signed_launch
 from flask import Blueprint, Flask
-from sqlalchemy import func, select
+from sqlalchemy import select
+from tool_pages import CHECKPOINT, EXERCISE, recorded
+from tool_pages import api as _api
+from tool_pages import hidden as _hidden
+from tool_pages import placement_id as _placement_id
+from tool_pages import token as _token
 
-from devlms.browser import Browser, forms
+from devlms.browser import Browser
 from lti_service.authz import RULE_ATTR, Guard
-from lti_service.models import CheckpointAttempt, LmsUser, Placement, ScoreOutbox, utcnow
+from lti_service.models import LmsUser, utcnow
 from lti_service.submissions.models import Submission
-
-CHECKPOINT = "arrays-04.checkpoint"
-EXERCISE = "arrays-04.exercise.mask-tail"
-
-
-def _token(page: requests.Response) -> str:
-    return parse_qs(urlparse(page.url).query)["lt"][0]
-
-
-def _placement_id(page: requests.Response) -> int:
-    return int(urlparse(page.url).path.rstrip("/").split("/")[-1])
-
-
-def _hidden(page: requests.Response, action_suffix: str) -> dict[str, str]:
-    """The hidden launch and CSRF fields of the page's form that posts to ``action_suffix``."""
-    form = next(f for f in forms(page.text)[0] if f.action.split("?")[0].endswith(action_suffix))
-    return {k: v for k, v in form.fields if k in ("lt", "csrf_token")}
-
-
-def _api(stack: Any, method: str, path: str, token: str, **kw: Any) -> requests.Response:
-    return requests.request(method, stack.tool_url + path, timeout=30,
-                            headers={"X-Pathways-Launch": token}, **kw)
-
-
-def recorded(stack: Any) -> dict[str, Any]:
-    """Everything a refused request must leave as it was."""
-    with stack.db() as session:
-        return {
-            "attempts": session.scalar(select(func.count()).select_from(CheckpointAttempt)),
-            "outbox": [(o.status, o.score) for o in session.scalars(select(ScoreOutbox))],
-            "submissions": session.scalar(select(func.count()).select_from(Submission)),
-            "policies": [(p.id, p.max_attempts, p.counting) for p in session.scalars(
-                select(Placement).order_by(Placement.id))],
-        }
 
 
 def _launch(stack: Any, link: dict[str, Any], user: str) -> requests.Response:
