@@ -13,7 +13,9 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from .auth import form_fields
 from .config import Config
+from .cookies import SchemeSessionInterface
 from .course_source import CourseSource
 from .db import make_engine, make_session_factory
 from .extensions import State, close_db
@@ -27,10 +29,10 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     app.config.update(
         SECRET_KEY=cfg.secret_key,
         PREFERRED_URL_SCHEME=cfg.preferred_url_scheme,
-        SESSION_COOKIE_SAMESITE="None" if cfg.preferred_url_scheme == "https" else "Lax",
-        SESSION_COOKIE_SECURE=cfg.preferred_url_scheme == "https",
+        SESSION_COOKIE_HTTPONLY=True,
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
+    app.session_interface = SchemeSessionInterface()
     if cfg.proxy_fix:
         hops = cfg.proxy_fix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,  # type: ignore[method-assign]
@@ -49,6 +51,11 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         # Pages carry the launch token in their URL; never hand it to another site.
         response.headers.setdefault("Referrer-Policy", "same-origin")
         return response
+
+    @app.context_processor
+    def _form_fields() -> dict[str, object]:
+        # Every state-changing form renders these hidden fields (launch token, CSRF token).
+        return {"form_fields": form_fields()}
 
     from . import errors
     from .api import bp as api_bp

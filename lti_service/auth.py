@@ -1,112 +1,124 @@
-"""Who is this request? The LTI-launched user, carried by a signed launch token.
+"""Who is this request? The launch its token carries, and the CSRF and Origin checks of forms.
 
-Stable API for other parts (the submissions blueprint codes against it):
+Stable API for other parts: ``current_launch()`` (after the blueprint's guard ran),
+``issue_token(launch)``, ``launch_url_args()`` (``{"lt": token}`` to keep the launch on a link)
+and ``form_fields()`` (the hidden fields every state-changing form carries: ``lt`` and
+``csrf_token``). Who may do what is decided in ``lti_service.authz``, nowhere else.
 
-- ``current_launch() -> Launch | None``: the launch of this request (``user_id``,
-  ``placement_id``, ``context_pk``, ``roles``, ``is_instructor``, ``launch_id``).
-- ``@require_learner``: any launched user (an instructor may preview learner pages); answers 401
-  with a clear message otherwise. ``@require_instructor``: 403 for everyone else.
-- ``launch_url_args()``: the query arguments to keep the launch on a link (``{"lt": token}``).
-
-Why a token and not only a cookie: inside an LMS iframe the browser may block third-party
-cookies. The launch token travels in the URL (``lt``), a form field or the ``X-Pathways-Launch``
-header; it is signed with SECRET_KEY, expires, and names one user in one LMS course, so a
-learner can reach only their own data. The Flask session (SameSite=None; Secure behind TLS) also
-holds it for top-level windows.
+Where the token comes from: pages (learner, instructor, submissions, deep-link submit) accept
+the ``lt`` URL parameter or form field (an LMS iframe may keep no cookie), the
+``X-Pathways-Launch`` header, or the Flask session cookie (top-level windows). Because a cookie
+rides along with a forged cross-site form, every state-changing page request must also carry
+this launch's CSRF token and, when the browser sends ``Origin``, come from our own origin. The
+JSON API is bearer-only: the token in a header, never a cookie, so it needs no CSRF token.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from typing import Literal
+from urllib.parse import urlsplit
 
 from flask import abort, current_app, g, request, session
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from .extensions import state
+from .tokens import Launch, TokenError, csrf_matches, csrf_token, seal, unseal
 
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["Launch", "current_launch", "form_fields", "issue_token", "launch_url_args"]
+
 TOKEN_PARAM = "lt"
 TOKEN_HEADER = "X-Pathways-Launch"
+CSRF_FIELD = "csrf_token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+Source = Literal["page", "bearer"]
 
 
-@dataclass(frozen=True)
-class Launch:
-    user_id: int
-    placement_id: int | None
-    context_pk: int
-    roles: tuple[str, ...]
-    is_instructor: bool
-    launch_id: str
-
-
-def _serializer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.secret_key, salt="pathways-launch")  # type: ignore[arg-type]
+def _secret() -> str:
+    return str(current_app.secret_key)
 
 
 def issue_token(launch: Launch) -> str:
-    data = asdict(launch)
-    data["roles"] = list(launch.roles)
-    return _serializer().dumps(data)
+    return seal(launch, _secret())
 
 
-def _read_token(token: str) -> Launch | None:
-    try:
-        data = _serializer().loads(token, max_age=state().config.launch_token_max_age_s)
-    except SignatureExpired:
-        abort(401, "your launch has expired: open the activity again from the LMS")
-    except BadSignature:
-        return None
-    try:
-        data["roles"] = tuple(data["roles"])
-        return Launch(**data)
-    except (TypeError, KeyError):
-        return None
+def _bearer() -> str | None:
+    header = request.headers.get(TOKEN_HEADER)
+    if header:
+        return header
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    return (value.strip() or None) if scheme.lower() == "bearer" else None
 
 
-def current_token() -> str | None:
+def _page_token() -> str | None:
     return (
         request.args.get(TOKEN_PARAM)
         or (request.form.get(TOKEN_PARAM) if request.form else None)
-        or request.headers.get(TOKEN_HEADER)
+        or _bearer()
         or session.get(TOKEN_PARAM)
     )
 
 
+def load_launch(source: Source) -> Launch:
+    """The request's launch from the sources ``source`` allows; 401 when there is none."""
+    token = _bearer() if source == "bearer" else _page_token()
+    if not token:
+        hint = (f"send the launch token in the {TOKEN_HEADER} header" if source == "bearer"
+                else "open this activity from your LMS course")
+        abort(401, f"no LTI launch: {hint}")
+    try:
+        launch = unseal(token, _secret(), max_age_s=state().config.launch_token_max_age_s)
+    except TokenError as exc:
+        if exc.expired:
+            abort(401, "your launch has expired: open the activity again from the LMS")
+        abort(401, "the launch token is not valid: open the activity again from the LMS")
+    g.launch, g.launch_token = launch, token
+    return launch
+
+
 def current_launch() -> Launch | None:
-    if "launch" not in g:
-        token = current_token()
-        g.launch = _read_token(token) if token else None
-        g.launch_token = token if g.launch else None
-    return g.launch
+    return g.get("launch")
 
 
 def launch_url_args() -> dict[str, str]:
-    current_launch()
     token = g.get("launch_token")
     return {TOKEN_PARAM: token} if token else {}
 
 
-def require_learner(view: F) -> F:
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if current_launch() is None:
-            abort(401, "no LTI launch: open this activity from your LMS course")
-        return view(*args, **kwargs)
-
-    return wrapped  # type: ignore[return-value]
+def form_fields() -> dict[str, str]:
+    """Hidden fields of a state-changing form: the launch token and its CSRF token."""
+    launch = current_launch()
+    if launch is None:
+        return {}
+    return {**launch_url_args(), CSRF_FIELD: csrf_token(launch, _secret())}
 
 
-def require_instructor(view: F) -> F:
-    @functools.wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        launch = current_launch()
-        if launch is None:
-            abort(401, "no LTI launch: open this activity from your LMS course")
-        if not launch.is_instructor:
-            abort(403, "this page is for instructors of the course")
-        return view(*args, **kwargs)
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, parsed (never a string prefix); None when malformed."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+    return parts.scheme, (parts.hostname or "").lower(), port
 
-    return wrapped  # type: ignore[return-value]
+
+def check_origin() -> None:
+    """403 when the browser says the request comes from another site.
+
+    Our origin is the request's own scheme and host (through ProxyFix) or TOOL_BASE_URL. A
+    missing ``Origin`` passes (old browsers, scripts); the CSRF token still has to match.
+    ``Origin: null`` (sandboxed or privacy-redirected documents) is foreign.
+    """
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return
+    ours = {_origin(request.host_url), _origin(state().config.tool_base_url)}
+    theirs = _origin(origin)
+    if theirs is None or theirs not in ours:
+        abort(403, "this form was sent from another site: open the activity from your LMS")
+
+
+def check_csrf(launch: Launch) -> None:
+    given = request.form.get(CSRF_FIELD) if request.form else None
+    if not csrf_matches(launch, _secret(), given or request.headers.get("X-CSRF-Token")):
+        abort(403, "this form is missing its security token or it is out of date: reload the "
+                   "page from your LMS and send it again")

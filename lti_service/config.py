@@ -43,7 +43,7 @@ class Config:
     course_root: Path | None
     proxy_fix: int = 1
     preferred_url_scheme: str = "http"
-    launch_token_max_age_s: int = 8 * 3600
+    launch_token_max_age_s: int = 2 * 3600  # a lesson, not a working day
     default_max_attempts: int = 3
     default_counting: str = "best"
     tool_title: str = "JAX Pathways"
@@ -70,7 +70,7 @@ class Config:
             "tool_base_url": env.get("TOOL_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
             "proxy_fix": int(env.get("PROXY_FIX_HOPS", "1")),
             "preferred_url_scheme": env.get("PREFERRED_URL_SCHEME", "http"),
-            "launch_token_max_age_s": int(env.get("LAUNCH_TOKEN_MAX_AGE_S", str(8 * 3600))),
+            "launch_token_max_age_s": int(env.get("LAUNCH_TOKEN_MAX_AGE_S", str(2 * 3600))),
             "default_max_attempts": int(env.get("CHECKPOINT_MAX_ATTEMPTS", "3")),
             "default_counting": env.get("CHECKPOINT_COUNTING", "best"),
             "tool_title": env.get("TOOL_TITLE", "JAX Pathways"),

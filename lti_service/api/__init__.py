@@ -1,19 +1,24 @@
 """The ``api`` blueprint: JSON in, marshmallow-validated; errors are JSON with field messages
-(one handler, ``lti_service.errors``)."""
+(one handler, ``lti_service.errors``).
+
+Bearer-only: the launch token comes in the ``X-Pathways-Launch`` (or ``Authorization: Bearer``)
+header, never from a cookie or the URL, so a cross-site page cannot act through it and no CSRF
+token is needed. Who may call what is the guard's job (``lti_service.authz``).
+"""
 
 from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, request
 from werkzeug.wrappers import Response
 
-from ..auth import current_launch, require_instructor, require_learner
-from ..extensions import db, state
-from ..models import LmsUser
-from ..placements import placement_for
-from ..services import checkpoints, content
+from ..authz import INSTRUCTOR, LEARNER, Guard, PlacementAccess
+from ..extensions import db
+from ..services import checkpoints
+from ..services.content import CHECKPOINT_KINDS
 from .schemas import AnswerIn, AnswerOut, AttemptOut, PolicyIn, PolicyOut
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+guard = Guard(bp, source="bearer")
 
 
 def _json_body() -> dict:
@@ -24,42 +29,28 @@ def _json_body() -> dict:
 
 
 @bp.post("/placements/<int:placement_id>/checkpoint-answers")
-@require_learner
-def post_answer(placement_id: int) -> tuple[Response, int]:
+@guard(LEARNER, kinds=CHECKPOINT_KINDS)
+def post_answer(access: PlacementAccess) -> tuple[Response, int]:
     data = AnswerIn().load(_json_body())
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
-    item = content.find(state().course.get(), placement.content_id)
-    if item is None or item.kind == "exercise":
-        abort(404, "this activity has no checkpoint")
     session = db()
-    user = session.get(LmsUser, launch.user_id)
-    assert user is not None
-    result = checkpoints.answer(session, placement=placement, user=user,
-                                checkpoint=item.lesson.checkpoint, choice=data["choice"])
+    result = checkpoints.answer(session, placement=access.placement, user=access.user,
+                                checkpoint=access.item.lesson.checkpoint, choice=data["choice"])
     session.commit()
     return jsonify(AnswerOut().dump(result)), 201
 
 
 @bp.get("/placements/<int:placement_id>/my-attempts")
-@require_learner
-def my_attempts(placement_id: int) -> Response:
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
-    rows = checkpoints.attempts_of(db(), placement.id, launch.user_id)
+@guard(LEARNER, kinds=CHECKPOINT_KINDS)
+def my_attempts(access: PlacementAccess) -> Response:
+    rows = checkpoints.attempts_of(db(), access.placement.id, access.user.id)
     return jsonify({"attempts": AttemptOut(many=True).dump(rows)})
 
 
 @bp.patch("/placements/<int:placement_id>/policy")
-@require_instructor
-def set_policy(placement_id: int) -> Response:
+@guard(INSTRUCTOR)
+def set_policy(access: PlacementAccess) -> Response:
     data = PolicyIn().load(_json_body())
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
     for key, value in data.items():
-        setattr(placement, key, value)
+        setattr(access.placement, key, value)
     db().commit()
-    return jsonify(PolicyOut().dump(placement))
+    return jsonify(PolicyOut().dump(access.placement))

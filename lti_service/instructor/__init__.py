@@ -1,4 +1,8 @@
-"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores."""
+"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores.
+
+Every view is for an instructor of the launch's own LMS course; the guard
+(``lti_service.authz``) resolves that course and checks the role, Origin and CSRF token.
+"""
 
 from __future__ import annotations
 
@@ -8,25 +12,19 @@ import io
 from flask import Blueprint, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
-from ..auth import current_launch, launch_url_args, require_instructor
+from ..auth import launch_url_args
+from ..authz import INSTRUCTOR, Access, Guard
 from ..extensions import db, state
 from ..models import LmsContext
 from ..services import classview, content, outbox, roster
 
 bp = Blueprint("instructor", __name__, url_prefix="/instructor")
-
-
-def _context() -> LmsContext:
-    launch = current_launch()
-    assert launch is not None
-    context = db().get(LmsContext, launch.context_pk)
-    assert context is not None
-    return context
+guard = Guard(bp, source="page")
 
 
 @bp.get("/picker")
-@require_instructor
-def picker() -> str:
+@guard(INSTRUCTOR)
+def picker(access: Access) -> str:
     cfg = state().config
     return render_template(
         "picker.html", title="Add course content", items=content.items(state().course.get()),
@@ -35,25 +33,24 @@ def picker() -> str:
     )
 
 
-def _view() -> classview.ClassView:
+def _view(context: LmsContext) -> classview.ClassView:
     session = db()
-    context = _context()
     members = roster.members(session, context)
     session.commit()  # keep a newly cached access token
     return classview.build(session, state().course.get(), context, members)
 
 
 @bp.get("/class")
-@require_instructor
-def class_view() -> str:
-    return render_template("class_view.html", title="Class view", view=_view(),
+@guard(INSTRUCTOR)
+def class_view(access: Access) -> str:
+    return render_template("class_view.html", title="Class view", view=_view(access.context),
                            launch_args=launch_url_args())
 
 
 @bp.get("/class.csv")
-@require_instructor
-def class_csv() -> Response:
-    view = _view()
+@guard(INSTRUCTOR)
+def class_csv(access: Access) -> Response:
+    view = _view(access.context)
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["user_id", "name", "email", "content_id", "attempt", "choice", "correct",
@@ -69,9 +66,9 @@ def class_csv() -> Response:
 
 
 @bp.post("/resend")
-@require_instructor
-def resend() -> Response:
+@guard(INSTRUCTOR)
+def resend(access: Access) -> Response:
     session = db()
-    outbox.requeue(session, classview.latest_scores(session, _context()))
+    outbox.requeue(session, classview.latest_scores(session, access.context))
     session.commit()
     return redirect(url_for("instructor.class_view", **launch_url_args()))

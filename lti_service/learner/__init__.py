@@ -1,31 +1,30 @@
-"""The ``learner`` blueprint: the lesson page inside the LMS and the checkpoint answer form."""
+"""The ``learner`` blueprint: the lesson page inside the LMS and the checkpoint answer form.
+
+Access (launched placement, kind, CSRF) is the guard's job (``lti_service.authz``).
+"""
 
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
 
-from ..auth import current_launch, launch_url_args, require_learner
-from ..extensions import db, state
-from ..models import LmsUser
-from ..placements import placement_for
-from ..services import checkpoints, content
+from ..auth import form_fields, launch_url_args
+from ..authz import LEARNER, Guard, PlacementAccess
+from ..extensions import db
+from ..services import checkpoints
+from ..services.content import CHECKPOINT_KINDS
 from .page import lesson_fragment, lesson_styles
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
+guard = Guard(bp, source="page")
 
 
-def _page(placement_id: int, result: checkpoints.AnswerResult | None = None, status: int = 200):  # type: ignore[no-untyped-def]
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
-    course = state().course.get()
-    item = content.find(course, placement.content_id)
-    if item is None:
-        abort(404, f"content {placement.content_id!r} is no longer in the course")
-    attempts = checkpoints.attempts_of(db(), placement.id, launch.user_id)
+def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = None,
+          status: int = 200):  # type: ignore[no-untyped-def]
+    placement, item = access.placement, access.item
+    attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
-    fragment = lesson_fragment(item.lesson, action, launch_url_args())
+    fragment = lesson_fragment(item.lesson, action, form_fields())
     return render_template(
         "lesson.html",
         title=item.title,
@@ -33,6 +32,7 @@ def _page(placement_id: int, result: checkpoints.AnswerResult | None = None, sta
         fragment=fragment,
         styles=lesson_styles(),
         placement=placement,
+        answers_count=item.kind in CHECKPOINT_KINDS,
         attempts=attempts,
         attempts_left=max(placement.max_attempts - len(attempts), 0),
         result=result,
@@ -41,36 +41,26 @@ def _page(placement_id: int, result: checkpoints.AnswerResult | None = None, sta
 
 
 @bp.get("/<int:placement_id>")
-@require_learner
-def lesson(placement_id: int):  # type: ignore[no-untyped-def]
-    return _page(placement_id)
+@guard(LEARNER)
+def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    return _page(access)
 
 
 @bp.post("/<int:placement_id>/answer")
-@require_learner
-def answer(placement_id: int):  # type: ignore[no-untyped-def]
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
-    item = content.find(state().course.get(), placement.content_id)
-    assert item is not None
-    choice = request.form.get("choice", "")
+@guard(LEARNER, kinds=CHECKPOINT_KINDS)
+def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
     session = db()
-    user = session.get(LmsUser, launch.user_id)
-    assert user is not None
-    result = checkpoints.answer(session, placement=placement, user=user,
-                                checkpoint=item.lesson.checkpoint, choice=choice)
+    result = checkpoints.answer(session, placement=access.placement, user=access.user,
+                                checkpoint=access.item.lesson.checkpoint,
+                                choice=request.form.get("choice", ""))
     session.commit()
-    return _page(placement_id, result)
+    return _page(access, result)
 
 
 @bp.get("/<int:placement_id>/figure.png")
-@require_learner
-def figure(placement_id: int) -> Response:
-    launch = current_launch()
-    assert launch is not None
-    placement = placement_for(launch, placement_id)
-    item = content.find(state().course.get(), placement.content_id)
-    if item is None or not item.lesson.figure.image_path.is_file():
+@guard(LEARNER)
+def figure(access: PlacementAccess) -> Response:
+    image = access.item.lesson.figure.image_path
+    if not image.is_file():
         abort(404, "this lesson has no figure image")
-    return send_file(item.lesson.figure.image_path, mimetype="image/png")
+    return send_file(image, mimetype="image/png")

@@ -16,8 +16,9 @@ from course.render import LessonLinks, lesson_html, stylesheet
 # Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
 # a class opening the lesson at once queued behind it (bench/checkpoint_load.py). The body
 # only varies with the launch token, so it is rendered once per (lesson, action) with
-# placeholders, and the token is put in by text replacement. Tokens are URL-safe base64
-# (itsdangerous), unchanged by URL or HTML escaping; any other value skips the cache.
+# placeholders, and the token is put in by text replacement. Launch tokens (unpadded URL-safe
+# base64) and CSRF tokens (hex) are unchanged by URL or HTML escaping; any other value skips
+# the cache.
 _SAFE = re.compile(r"[A-Za-z0-9_.\-]*")
 _PLACEHOLDER = "pathways-hidden-value-{}-3f9c2a"
 _CACHE_LIMIT = 256

@@ -9,7 +9,7 @@ unique key (``services.launches``); pylti1p3 only checks that the nonce was issu
 
 Third-party cookies: pylti1p3 binds state to a cookie. Behind TLS the cookies the tool sets
 (pylti1p3's state cookie, through ``PartitionedCookieService``, and Flask's session cookie,
-through ``partition_session_cookie``) are ``SameSite=None; Secure; Partitioned``: a partitioned
+through ``lti_service.cookies``) are ``SameSite=None; Secure; Partitioned``: a partitioned
 (CHIPS) cookie is kept inside the LMS frame even where third-party cookies are blocked (Chromium's
 default), keyed to the LMS's site. Where a browser still refuses it, the launch finds the login
 parameters saved under the state and offers "open in a new window", which restarts the login at
@@ -19,7 +19,6 @@ top level where the cookie works.
 from __future__ import annotations
 
 import logging
-from collections.abc import MutableMapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -81,12 +80,6 @@ class PartitionedCookieService(FlaskCookieService):
             response.set_cookie(key=key, value=data["value"], max_age=data["exp"], path="/",
                                 secure=secure, httponly=True,
                                 samesite="None" if secure else None, partitioned=secure)
-
-
-def partition_session_cookie(config: MutableMapping[str, Any]) -> None:
-    """Flask's session cookie: ``Partitioned`` exactly when it is ``SameSite=None; Secure``."""
-    config["SESSION_COOKIE_PARTITIONED"] = bool(
-        config.get("SESSION_COOKIE_SECURE") and config.get("SESSION_COOKIE_SAMESITE") == "None")
 
 
 class ToolMessageLaunch(FlaskMessageLaunch):

@@ -14,10 +14,10 @@ from flask import (
     url_for,
 )
 from flask import session as flask_session
-from flask.blueprints import BlueprintSetupState
 from werkzeug.wrappers import Response
 
-from ..auth import Launch, current_launch, issue_token, require_instructor
+from ..auth import Launch, issue_token
+from ..authz import INSTRUCTOR, Access, Guard
 from ..extensions import db, state
 from ..services import content, housekeeping, invites, keys, launches, outbound, registration
 from ..services.errors import LaunchRejected, ServiceError
@@ -25,12 +25,9 @@ from . import adapter
 
 log = logging.getLogger(__name__)
 bp = Blueprint("lti", __name__, url_prefix="/lti")
-
-
-@bp.record_once
-def _partition_session_cookie(setup: BlueprintSetupState) -> None:
-    # The app factory decides SameSite/Secure; the LTI part adds what frames need (adapter).
-    adapter.partition_session_cookie(setup.app.config)
+# Login, launch, JWKS and registration are the protocol's public doors; only the deep-link
+# submit acts for a launched instructor.
+guard = Guard(bp, source="page", fail_closed=False)
 
 
 def launch_url() -> str:
@@ -78,7 +75,6 @@ def launch() -> Response | tuple[str, int]:
         user_id=record.user_id,
         placement_id=record.placement_id,
         context_pk=record.context_pk,
-        roles=record.roles,
         is_instructor=record.is_instructor,
         launch_id=message.get_launch_id(),
     ))
@@ -105,10 +101,8 @@ def jwks() -> Response:
 
 
 @bp.post("/deep-link")
-@require_instructor
-def deep_link_response() -> str:
-    launch = current_launch()
-    assert launch is not None
+@guard(INSTRUCTOR)
+def deep_link_response(access: Access) -> str:
     course = state().course.get()
     chosen_ids = request.form.getlist("content_id")
     if not chosen_ids:
@@ -129,7 +123,7 @@ def deep_link_response() -> str:
     counting = request.form.get("counting", "best")
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")
-    return adapter.deep_link_form(db(), launch.launch_id, launch_url(), chosen,
+    return adapter.deep_link_form(db(), access.launch.launch_id, launch_url(), chosen,
                                   max_attempts=max_attempts, counting=counting)
 
 

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from course.model import Course, Lesson
 from course.placeables import placeables
 
+# Placements whose line item the lesson's checkpoint scores (a placed lesson carries its
+# checkpoint); an exercise placement's line item is scored by submissions only.
+CHECKPOINT_KINDS = ("lesson", "checkpoint")
+EXERCISE_KINDS = ("exercise",)
+
 
 @dataclass(frozen=True)
 class ContentItem:

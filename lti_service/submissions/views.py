@@ -1,7 +1,8 @@
 """Learner pages of an exercise: the page, submit (paste or upload), live status, history.
 
-Thin views: form -> schema -> ``service`` -> template or JSON. A learner sees only their own
-submissions in the placement they were launched into.
+Thin views: form -> schema -> ``service`` -> template or JSON. Who may see what is the guard's
+job (``lti_service.authz``): a learner reaches only the exercise placement they launched and
+only their own submissions; an instructor only those of their own LMS course.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from typing import Any
 
 from flask import abort, current_app, jsonify, redirect, render_template, request, url_for
 from marshmallow import ValidationError
+from sqlalchemy.orm import Session
 
 from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
-from lti_service.auth import current_launch, launch_url_args, require_learner
+from lti_service.auth import launch_url_args
+from lti_service.authz import LEARNER, Guard, Owned, PlacementAccess
 from lti_service.extensions import db, state
-from lti_service.models import LmsUser, Placement
+from lti_service.services.content import EXERCISE_KINDS
 from lti_service.submissions import bp, service
 from lti_service.submissions.forms import SubmitSchema, read_upload
 from lti_service.submissions.models import Submission
@@ -24,6 +27,14 @@ from lti_service.submissions.settings import GradingSettings
 
 logger = logging.getLogger(__name__)
 QUEUES_KEY = "pathways.grading_queues"
+
+
+def _submission(session: Session, submission_id: str) -> Owned | None:
+    row = session.get(Submission, submission_id)
+    return Owned(row, row.placement_id, row.user_id) if row is not None else None
+
+
+guard = Guard(bp, source="page", owned={"submission_id": _submission})
 
 
 def queues() -> Queues:
@@ -38,22 +49,11 @@ def settings() -> GradingSettings:
     return GradingSettings().with_overrides(state().config.extra.get("grading"))
 
 
-def _placement(placement_id: int) -> Placement:
-    launch = current_launch()
-    assert launch is not None
-    placement = db().get(Placement, placement_id)
-    if placement is None or (placement.id != launch.placement_id and not launch.is_instructor):
-        abort(403, "this exercise is not the one you launched: open it from your LMS course")
-    if placement.context_id != launch.context_pk:
-        abort(403, "this exercise belongs to another course")
-    return placement
-
-
-def _exercise(placement: Placement) -> Any:
-    found = state().course.get().exercise(placement.content_id)
-    if found is None:
-        abort(404, f"{placement.content_id!r} is not an exercise of this course; ask your "
-                   "instructor to re-add the activity")
+def _exercise(access: PlacementAccess) -> Any:
+    found = state().course.get().exercise(access.placement.content_id)
+    if found is None:  # the guard checked the kind; the course may have changed since
+        abort(404, f"{access.placement.content_id!r} is not an exercise of this course; ask "
+                   "your instructor to re-add the activity")
     return found
 
 
@@ -71,52 +71,47 @@ def status_json(row: Submission) -> dict[str, Any]:
     }
 
 
-def _render(placement: Placement, *, source: str = "", errors: list[str] | None = None,
+def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | None = None,
             status: int = 200) -> tuple[str, int]:
-    lesson, exercise = _exercise(placement)
-    launch = current_launch()
-    assert launch is not None
+    lesson, exercise = _exercise(access)
+    placement, user_id = access.placement, access.user.id
     session = db()
-    rows = service.history(session, placement.id, launch.user_id)
-    chosen = service.counted(session, placement, launch.user_id)
+    rows = service.history(session, placement.id, user_id)
+    chosen = service.counted(session, placement, user_id)
     html = render_template(
         "submissions/exercise.html", title=exercise.title, lesson=lesson, exercise=exercise,
         placement=placement, rows=rows, counted=chosen, errors=errors or [],
         source=source or exercise.starter_code,
-        used=service.attempts_used(session, placement.id, launch.user_id),
+        used=service.attempts_used(session, placement.id, user_id),
         lt=launch_url_args().get("lt", ""), max_bytes=settings().max_source_bytes,
         statuses=[status_json(r) for r in rows if r.status in ("queued", "running")])
     return html, status
 
 
 @bp.get("/exercise/<int:placement_id>")
-@require_learner
-def exercise_page(placement_id: int) -> Any:
-    return _render(_placement(placement_id))
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def exercise_page(access: PlacementAccess) -> Any:
+    return _render(access)
 
 
 @bp.post("/exercise/<int:placement_id>/submit")
-@require_learner
-def submit(placement_id: int) -> Any:
-    placement = _placement(placement_id)
-    _, exercise = _exercise(placement)
-    launch = current_launch()
-    assert launch is not None
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def submit(access: PlacementAccess) -> Any:
+    placement = access.placement
+    _, exercise = _exercise(access)
     wants_json = request.accept_mimetypes.best == "application/json"
     limit = settings().max_source_bytes
     pasted = request.form.get("source", "")
     try:
         data = SubmitSchema(max_bytes=limit).load(
             read_upload(request.files.get("main_py"), pasted, limit))
-        user = db().get(LmsUser, launch.user_id)
-        assert user is not None
-        row = service.submit(db(), queues(), settings(), placement=placement, user=user,
+        row = service.submit(db(), queues(), settings(), placement=placement, user=access.user,
                              exercise_id=exercise.id, source=data["source"])
     except (ValidationError, service.SubmissionError) as exc:
         messages = _messages(exc)
         if wants_json:
             return jsonify({"error": "invalid_submission", "messages": messages}), 400
-        return _render(placement, source=pasted, errors=messages, status=400)
+        return _render(access, source=pasted, errors=messages, status=400)
     if wants_json:
         return jsonify(status_json(row)), 202
     return redirect(url_for("submissions.exercise_page", placement_id=placement.id,
@@ -134,24 +129,17 @@ def _messages(exc: Exception) -> list[str]:
 
 
 @bp.get("/submissions/<submission_id>/status.json")
-@require_learner
-def status(submission_id: str) -> Any:
-    launch = current_launch()
-    assert launch is not None
-    row = db().get(Submission, submission_id)
-    if row is None or (row.user_id != launch.user_id and not launch.is_instructor):
-        abort(404, "no such submission of yours")
-    return jsonify(status_json(row))
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def status(access: PlacementAccess) -> Any:
+    return jsonify(status_json(access.owned))
 
 
 @bp.get("/exercise/<int:placement_id>/history.json")
-@require_learner
-def history(placement_id: int) -> Any:
-    placement = _placement(placement_id)
-    launch = current_launch()
-    assert launch is not None
-    rows = service.history(db(), placement.id, launch.user_id)
-    chosen = service.counted(db(), placement, launch.user_id)
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def history(access: PlacementAccess) -> Any:
+    placement = access.placement
+    rows = service.history(db(), placement.id, access.user.id)
+    chosen = service.counted(db(), placement, access.user.id)
     return jsonify({"counting": placement.counting, "max_attempts": placement.max_attempts,
                     "counted": chosen.id if chosen else None,
                     "submissions": [status_json(r) for r in rows]})

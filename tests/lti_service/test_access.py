@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import requests
 from sqlalchemy import func, select
 
-from devlms.browser import Browser
+from devlms.browser import Browser, forms
 from lti_service.models import (
     Base,
     CheckpointAttempt,
@@ -172,8 +172,8 @@ def test_class_view_roster_distribution_csv_and_resend(sqlite_stack) -> None:  #
     with stack.db() as session:
         assert deliver_due(session) == 2
     posts = len(stack.lms_store.score_posts)
-    resent = requests.post(stack.tool_url + "/instructor/resend", data={"lt": token},
-                           timeout=30)
+    resend_form = next(f for f in forms(view.text)[0] if f.action.endswith("/instructor/resend"))
+    resent = teacher.submit(view, resend_form)
     assert resent.status_code == 200
     with stack.db() as session:
         assert deliver_due(session) == 2

@@ -9,7 +9,7 @@ from pathlib import Path
 import requests
 from sqlalchemy import func, select
 
-from devlms.browser import Browser
+from devlms.browser import Browser, forms
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
@@ -54,11 +54,14 @@ def test_submit_grade_record_and_score_reaches_lms(sqlite_stack, tmp_path: Path)
         # Bad input: a non-UTF-8 upload is refused with a clear message; nothing is stored.
         action = page.url.split("?")[0] + "/submit"
         lt = page.url.split("lt=")[1]
-        bad = alice.http.post(action, data={"lt": lt, "source": "kept text"},
+        submit_form = next(f for f in forms(page.text)[0] if f.action.endswith("/submit"))
+        hidden = {k: v for k, v in submit_form.fields if k in ("lt", "csrf_token")}
+        assert set(hidden) == {"lt", "csrf_token"}, "the form carries the launch and CSRF tokens"
+        bad = alice.http.post(action, data={**hidden, "source": "kept text"},
                               files={"main_py": ("main.py", b"x = '\xff\xfe'\n")}, timeout=30)
         assert bad.status_code == 400
         assert "not UTF-8" in bad.text and "byte 5" in bad.text and "kept text" in bad.text
-        too_big = alice.http.post(action, data={"lt": lt, "source": "#" * 70_000}, timeout=30)
+        too_big = alice.http.post(action, data={**hidden, "source": "#" * 70_000}, timeout=30)
         assert too_big.status_code == 400 and "the limit is" in too_big.text
 
         # Attempt 1, pasted: wrong on purpose (x unchanged passes, masked fails).
@@ -76,7 +79,7 @@ def test_submit_grade_record_and_score_reaches_lms(sqlite_stack, tmp_path: Path)
 
         # Attempt 2, uploaded: the reference solution.
         source = lesson.main_code + exercise.solution_code
-        resp = alice.http.post(action, data={"lt": lt},
+        resp = alice.http.post(action, data=hidden,
                                files={"main_py": ("main.py", source.encode())},
                                headers={"Accept": "application/json"}, timeout=30)
         assert resp.status_code == 202, resp.text
