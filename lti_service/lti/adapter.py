@@ -99,6 +99,12 @@ class ToolMessageLaunch(FlaskMessageLaunch):
             return azp
         return super().get_client_id()
 
+    def validate_jwt_format(self) -> ToolMessageLaunch:
+        super().validate_jwt_format()
+        if not isinstance(self._jwt.get("body"), dict):
+            raise LtiException("malformed claims: the id_token body is not a JSON object")
+        return self
+
     def validate_message(self) -> ToolMessageLaunch:
         problems = claims.claim_problems(self._jwt.get("body"))
         if problems:

@@ -66,7 +66,7 @@ class ContextClaim(_Part):
 class ResourceLinkClaim(_Part):
     id = _id(required=True)
     title = _text()
-    description = _text(allow_none=True)
+    description = _text()
 
 
 class AgsClaim(_Part):
@@ -83,7 +83,6 @@ class NrpsClaim(_Part):
 class DeepLinkingClaim(_Part):
     deep_link_return_url = fields.String(required=True, validate=validate.Length(min=1, max=URL))
     accept_types = fields.List(fields.String())
-    data = _text(TEXT)
 
 
 class Audience(fields.Field):
