@@ -111,6 +111,31 @@ class CachedServiceConnector(ServiceConnector):
                             "new one", self._platform_id, exc.response.status_code)
         raise AssertionError("unreachable")
 
+    def post(self, scopes: Sequence[str], url: str, data: str, content_type: str
+             ) -> requests.Response:
+        """POST with a token for exactly ``scopes``; the LMS's answer as it came, body unparsed.
+
+        pylti1p3's ``make_service_request`` parses every answer as JSON, so an LMS that answers
+        a score with ``200 text/plain OK`` looked like a failure. Here the caller judges the
+        status. A stored token answered 401/403 is dropped and the POST made once more with a
+        fresh one; network errors and a refused token request raise (RequestException,
+        LtiServiceException).
+        """
+        for again in (False, True):
+            token = self.get_access_token(scopes)
+            stored = self._token_was_stored
+            response = self._requests_session.post(
+                url, data=data, allow_redirects=False,
+                headers={"Authorization": "Bearer " + token, "Content-Type": content_type})
+            if response.status_code not in REFUSED_TOKEN:
+                return response
+            self.forget_access_token(scopes)  # refused, stored or fresh: never reuse it
+            if again or not stored:
+                return response
+            log.warning("platform %s refused a stored access token (HTTP %s): fetching a new "
+                        "one", self._platform_id, response.status_code)
+        raise AssertionError("unreachable")
+
     def _refused_token(self, exc: LtiServiceException) -> bool:
         """A service URL (not the token URL) answered 401/403."""
         return (exc.response.status_code in REFUSED_TOKEN
