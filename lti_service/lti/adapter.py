@@ -5,7 +5,13 @@ pylti1p3 2.0.0 leaves some checks out; ``check_claims`` adds them before a launc
 client id when present and is required when ``aud`` has several values, ``exp`` and ``iat`` are
 required (PyJWT refuses expired and future-dated tokens), only resource-link and deep-linking
 messages are accepted, ``roles`` must be a list. Nonce replay is refused by the ``used_nonces``
-unique key (``services.launches``); pylti1p3 only checks that the nonce was issued.
+unique key (``services.launches``); pylti1p3 only checks that the nonce was issued. With several
+audiences the client is the one ``azp`` names (pylti1p3 takes the first audience).
+
+Bounded input (``claims``): login parameters and the id_token are length-checked before they are
+stored or decoded, and every claim the tool reads is type- and length-checked (marshmallow)
+before pylti1p3's message validators, which assume the spec's types. Whatever still fails to
+parse is a 400, and messages quote pylti1p3 or the request only as a short excerpt.
 
 Third-party cookies: pylti1p3 binds state to a cookie. Behind TLS the cookies the tool sets
 (pylti1p3's state cookie, through ``PartitionedCookieService``, and Flask's session cookie,

@@ -111,14 +111,26 @@ def _sign_raw(stack, payload: Any) -> str:  # type: ignore[no-untyped-def]
                           algorithm="RS256", headers={"kid": platform_kid(stack)})
 
 
-def test_display_text_is_cut_to_its_column_not_refused(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
-    r = launch(stack, lambda b: b.update(name="N" * 1000, email="e" * 300 + "@example.com"))
+def test_column_limits_on_every_database(stack) -> None:  # type: ignore[no-untyped-def]
+    """PostgreSQL refuses a value longer than its column (a 500 before); SQLite keeps it. Text
+    is cut to the column, identifiers and loose integers are refused, on both."""
+    for mutate in (_set("sub", "s" * 256), _custom(max_attempts=str(HUGE)),
+                   _set(CLAIM + "context", {"id": "c" * 256})):
+        before = counts(stack)
+        r = launch(stack, mutate)
+        assert r.status_code == 400, r.text[:300]
+        assert counts(stack) == before
+    r = launch(stack, lambda b: b.update(
+        name="N" * 1000, email="e" * 300 + "@example.com",
+        **{CLAIM + "context": {"id": stack.lms_config.context_id, "title": "T" * 2000},
+           CLAIM + "resource_link": {"id": "long-titles", "title": "L" * 2000}}))
     assert r.status_code == 302, r.text[:300]
-    from lti_service.models import LmsUser
+    from lti_service.models import LmsContext, LmsUser
     with stack.db() as session:
         user = session.scalars(select(LmsUser)).one()
         assert user.name == "N" * 255 and user.email == ""
+        assert session.scalars(select(LmsContext)).one().title == "T" * 500
+        assert session.scalars(select(Placement)).one().title == "L" * 500
 
 
 @pytest.mark.parametrize("aud_order", ["ours first", "ours second"])
