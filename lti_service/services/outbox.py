@@ -15,7 +15,8 @@ What the LMS answers decides (``judge``, a pure function):
   timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
   same score again would get the same answer.
 
-Each row commits on its own and nothing one row raises stops the others. The instructor's resend
+Each row is claimed before its POST (two consumers never post one score), commits on its own,
+and nothing one row raises stops the others. The instructor's resend
 (``requeue``) sets ``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score
 per timestamp and Open edX answers a repeated one with 400. The token asks for the score scope
 only. ``pathways consumer`` calls ``deliver_due`` periodically.
@@ -32,7 +33,7 @@ from typing import Literal
 import requests
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..lti.connector import CachedServiceConnector
@@ -45,6 +46,7 @@ MAX_DELAY = timedelta(hours=1)
 MAX_TRIES = 30
 """About a day of retries (7 doubling delays, then hourly) before a score is marked failed."""
 REASON_CHARS = 300
+CLAIM_LEASE = timedelta(minutes=5)
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 RETRYABLE = frozenset({401, 403, 408, 425, 429})
@@ -131,6 +133,23 @@ def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verd
     return judge(response.status_code, response.text), response.headers.get("Retry-After")
 
 
+def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
+    """Take the row for this process before posting it: a second consumer that read it as due
+    finds it claimed and skips it, so two processes never post one score. A process that dies
+    mid-post leaves it due again after ``CLAIM_LEASE``."""
+    taken = session.execute(
+        update(ScoreOutbox)
+        .where(ScoreOutbox.id == row.id, ScoreOutbox.status == "pending",
+               ScoreOutbox.next_attempt_at <= now)
+        .values(next_attempt_at=now + CLAIM_LEASE)
+        .execution_options(synchronize_session=False))
+    session.commit()
+    if taken.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    session.refresh(row)
+    return True
+
+
 def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 50,
                 max_tries: int = MAX_TRIES) -> int:
     """Post up to ``limit`` due rows; return how many the LMS accepted."""
@@ -145,6 +164,8 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
     )
     delivered = 0
     for row in rows:
+        if not _claim(session, row, now):
+            continue
         placement = session.get(Placement, row.placement_id)
         if placement is None or not placement.lineitem_url:
             row.status = "no_lineitem"

@@ -10,6 +10,7 @@ backoff up to a cap; one bad score never holds up the others; a resend posts a n
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -84,6 +85,8 @@ def platform_app(platform: Platform_) -> Flask:
                 platform.stored.add(key)
                 return Response("", 204)
             status, body, content_type, headers = platform.answer(item)
+        if item == "slow":
+            time.sleep(0.5)
         return Response(body, status, content_type=content_type, headers=headers)
 
     return app
@@ -262,7 +265,8 @@ def test_resend_posts_a_new_timestamp_that_open_edx_accepts(sqlite_stack, platfo
     rid = queue(stack, link(stack, url, "openedx"))
     assert deliver(stack) == 1
     with stack.db() as session:  # the same timestamp again, as a plain re-post would send it
-        session.get(ScoreOutbox, rid).status = "pending"
+        again = session.get(ScoreOutbox, rid)
+        again.status, again.next_attempt_at = "pending", utcnow()
         session.commit()
     assert deliver(stack) == 0
     assert "Score already exists" in row(stack, rid).last_error
@@ -302,3 +306,20 @@ def test_class_view_shows_undelivered_scores_with_the_reason_and_resend_fixes(
     assert row(stack, bad).status == "delivered"
     page = requests.get(stack.tool_url + "/instructor/class", params={"lt": token}, timeout=30)
     assert f'data-outbox="{bad}"' not in page.text.split('id="undelivered"', 1)[1]
+
+
+def test_two_consumers_never_post_one_score_twice(sqlite_stack, platform) -> None:  # type: ignore[no-untyped-def]
+    """Both read the row as due while the LMS is slow to answer; only the claim holder posts."""
+    stub, url = platform
+    stub.scripts["slow"] = [OK_TEXT]
+    rid = queue(sqlite_stack, link(sqlite_stack, url, "slow"))
+    delivered: list[int] = []
+    consumers = [threading.Thread(target=lambda: delivered.append(deliver(sqlite_stack)))
+                 for _ in range(2)]
+    for consumer in consumers:
+        consumer.start()
+    for consumer in consumers:
+        consumer.join(timeout=60)
+    assert sorted(delivered) == [0, 1]
+    assert len(stub.posted("slow")) == 1
+    assert row(sqlite_stack, rid).status == "delivered"
