@@ -287,3 +287,13 @@ def test_deep_link_picker_refuses_loose_max_attempts(sqlite_stack) -> None:  # t
         assert "from 1 to 100" in r.text
         assert stack.lms_store.links == links
     assert len(stack.deep_link(["arrays-04"], max_attempts=100)) == 1
+
+
+@pytest.mark.parametrize("value", [0, 101, HUGE])
+def test_configured_default_max_attempts_is_bounded_too(tmp_path, value: int) -> None:  # type: ignore[no-untyped-def]
+    from lti_service.config import Config
+
+    settings = {"var_dir": tmp_path, "secret_key": "k", "database_url": "sqlite://"}
+    assert Config.from_env({**settings, "default_max_attempts": 100}).default_max_attempts == 100
+    with pytest.raises(ValueError, match="CHECKPOINT_MAX_ATTEMPTS"):
+        Config.from_env({**settings, "default_max_attempts": value})
