@@ -101,7 +101,7 @@ class LaunchClaims(_Part):
 
     iss = fields.String(required=True, validate=validate.Length(min=1, max=500))
     aud = Audience(required=True)
-    azp = fields.String(validate=validate.Length(max=ID))
+    azp = fields.String(validate=validate.Length(max=ID), allow_none=True)
     sub = _id(required=True)
     nonce = _id(required=True)
     name = _text()

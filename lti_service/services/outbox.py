@@ -36,7 +36,7 @@ from pylti1p3.grade import Grade
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ..lti.connector import CachedServiceConnector
+from ..lti.connector import CachedServiceConnector, ServiceAnswer
 from ..lti.toolconf import registration_for
 from ..models import LmsContext, Placement, Platform, ScoreOutbox, utcnow
 
@@ -86,7 +86,7 @@ def retry_after(value: str | None) -> timedelta | None:
     return None
 
 
-def _post(session: Session, row: ScoreOutbox, placement: Placement) -> requests.Response:
+def _post(session: Session, row: ScoreOutbox, placement: Placement) -> ServiceAnswer:
     context = session.get(LmsContext, placement.context_id)
     assert context is not None
     platform = session.get(Platform, context.platform_id)
@@ -117,7 +117,7 @@ def _scores_url(lineitem: str) -> str:
 def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verdict, str | None]:
     """One POST of the row; never raises (a bug in one row must not stop the others)."""
     try:
-        response = _post(session, row, placement)
+        answer = _post(session, row, placement)
     except requests.RequestException as exc:
         return Verdict("retry", _cut(f"LMS not reachable: {type(exc).__name__}")), None
     except LtiServiceException as exc:  # the token request was refused
@@ -130,7 +130,9 @@ def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verd
         log.exception("score %s: unexpected error while posting", row.id)
         session.rollback()
         return Verdict("retry", _cut(f"tool error: {type(exc).__name__}")), None
-    return judge(response.status_code, response.text), response.headers.get("Retry-After")
+    retry_header = next((v for k, v in answer.headers.items() if k.lower() == "retry-after"),
+                        None)
+    return judge(answer.status, answer.text), retry_header
 
 
 def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
