@@ -5,9 +5,9 @@ What the LMS answers decides (``judge``, a pure function):
 
 - any 2xx: delivered, whatever the body (Moodle and others answer ``200 text/plain OK`` or an
   empty body; pylti1p3 parsed every answer as JSON, failed, and re-posted the score forever);
-- 401 (also 403) with a stored token: the token is dropped and the POST made once more with a
-  fresh one (``CachedServiceConnector.post``); a fresh token refused too is retried like a 5xx,
-  because fixing the platform's key or token URL is an operator's job that takes time;
+- 401 or 403 to a stored token: the token is dropped and the POST made once more with a fresh
+  one (``CachedServiceConnector.post``). A fresh token answered 401 is retried like a 5xx (fixing
+  the platform's key or token URL is an operator's job that takes time); 403 is a refusal;
 - 408, 425, 429, 5xx, a redirect, no answer (network, timeout), a failed token request: retried
   with exponential backoff (``BASE_DELAY * 2**(tries-1)`` capped at ``MAX_DELAY``, later if the
   LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``;
@@ -16,10 +16,10 @@ What the LMS answers decides (``judge``, a pure function):
   same score again would get the same answer.
 
 Each row is claimed before its POST (two consumers never post one score), commits on its own,
-and nothing one row raises stops the others. The instructor's resend
-(``requeue``) sets ``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score
-per timestamp and Open edX answers a repeated one with 400. The token asks for the score scope
-only. ``pathways consumer`` calls ``deliver_due`` periodically.
+and nothing one row raises stops the others. The instructor's resend (``requeue``) sets
+``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score per timestamp and
+Open edX answers a repeated one with 400. The token asks for the score scope only.
+``pathways consumer`` calls ``deliver_due`` periodically.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ REASON_CHARS = 300
 CLAIM_LEASE = timedelta(minutes=5)
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
-RETRYABLE = frozenset({401, 403, 408, 425, 429})
+RETRYABLE = frozenset({401, 408, 425, 429})
 
 Outcome = Literal["delivered", "retry", "failed"]
 

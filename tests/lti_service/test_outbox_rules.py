@@ -26,7 +26,7 @@ from test_launch_rejections import CLAIM, claims, login, post, sign
 from devlms.browser import Browser
 from devlms.server import LiveServer, free_port
 from lti_service.models import AccessToken, Placement, Platform, ScoreOutbox, utcnow
-from lti_service.services.outbox import SCORE_SCOPE, deliver_due, requeue
+from lti_service.services.outbox import SCORE_SCOPE, deliver_due, judge, requeue
 from lti_service.services.scores import record_score
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -323,3 +323,19 @@ def test_two_consumers_never_post_one_score_twice(sqlite_stack, platform) -> Non
     assert sorted(delivered) == [0, 1]
     assert len(stub.posted("slow")) == 1
     assert row(sqlite_stack, rid).status == "delivered"
+
+
+@pytest.mark.parametrize(("status", "outcome"), [
+    (200, "delivered"), (201, "delivered"), (202, "delivered"), (204, "delivered"),
+    (401, "retry"), (408, "retry"), (425, "retry"), (429, "retry"), (500, "retry"),
+    (502, "retry"), (503, "retry"), (302, "retry"),
+    (400, "failed"), (403, "failed"), (404, "failed"), (409, "failed"), (422, "failed"),
+])
+def test_judge_maps_every_answer_to_one_outcome(status: int, outcome: str) -> None:
+    verdict = judge(status, "body " * 200)
+    assert verdict.outcome == outcome
+    if outcome == "delivered":
+        assert verdict.reason == ""
+    else:
+        assert verdict.reason.startswith(f"LMS answered HTTP {status}: body")
+        assert len(verdict.reason) <= 301
