@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -92,16 +93,24 @@ def platform_app(platform: Platform_) -> Flask:
     return app
 
 
-@pytest.fixture
-def platform(sqlite_stack) -> Iterator[tuple[Platform_, str]]:  # type: ignore[no-untyped-def]
+@contextmanager
+def stub_platform(stack) -> Iterator[tuple[Platform_, str]]:  # type: ignore[no-untyped-def]
     """The stub platform on loopback; the stack's registration gets its token URL."""
     state = Platform_()
     server = LiveServer(platform_app(state), port=free_port()).start()
-    with sqlite_stack.db() as session:
+    with stack.db() as session:
         session.scalars(select(Platform)).one().auth_token_url = server.url + "/token"
         session.commit()
-    yield state, server.url
-    server.stop()
+    try:
+        yield state, server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def platform(sqlite_stack) -> Iterator[tuple[Platform_, str]]:  # type: ignore[no-untyped-def]
+    with stub_platform(sqlite_stack) as stub:
+        yield stub
 
 
 def link(stack, url: str, item: str, *, user: str = "alice",  # type: ignore[no-untyped-def]
@@ -308,21 +317,22 @@ def test_class_view_shows_undelivered_scores_with_the_reason_and_resend_fixes(
     assert f'data-outbox="{bad}"' not in page.text.split('id="undelivered"', 1)[1]
 
 
-def test_two_consumers_never_post_one_score_twice(sqlite_stack, platform) -> None:  # type: ignore[no-untyped-def]
-    """Both read the row as due while the LMS is slow to answer; only the claim holder posts."""
-    stub, url = platform
-    stub.scripts["slow"] = [OK_TEXT]
-    rid = queue(sqlite_stack, link(sqlite_stack, url, "slow"))
-    delivered: list[int] = []
-    consumers = [threading.Thread(target=lambda: delivered.append(deliver(sqlite_stack)))
-                 for _ in range(2)]
-    for consumer in consumers:
-        consumer.start()
-    for consumer in consumers:
-        consumer.join(timeout=60)
-    assert sorted(delivered) == [0, 1]
-    assert len(stub.posted("slow")) == 1
-    assert row(sqlite_stack, rid).status == "delivered"
+def test_two_consumers_never_post_one_score_twice(stack) -> None:  # type: ignore[no-untyped-def]
+    """Both read the row as due while the LMS is slow to answer; only the claim holder posts
+    (SQLite and PostgreSQL)."""
+    with stub_platform(stack) as (stub, url):
+        stub.scripts["slow"] = [OK_TEXT]
+        rid = queue(stack, link(stack, url, "slow"))
+        delivered: list[int] = []
+        consumers = [threading.Thread(target=lambda: delivered.append(deliver(stack)))
+                     for _ in range(2)]
+        for consumer in consumers:
+            consumer.start()
+        for consumer in consumers:
+            consumer.join(timeout=60)
+        assert sorted(delivered) == [0, 1]
+        assert len(stub.posted("slow")) == 1
+        assert row(stack, rid).status == "delivered"
 
 
 @pytest.mark.parametrize(("status", "outcome"), [
