@@ -55,7 +55,7 @@ def parse_max_attempts(value: object) -> int:
     Strict on purpose: "2.7", "1e30" or 10**30 once made every later launch of the link a 500.
     Raises ValueError with a message a person can act on.
     """
-    text = value if isinstance(value, str) else str(value) if type(value) is int else ""
+    text = value if isinstance(value, str) else ""
     if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ATTEMPTS_LIMIT:
         raise ValueError(f"max_attempts must be a whole number from 1 to {MAX_ATTEMPTS_LIMIT}, "
                          f"not {excerpt(value)}")
