@@ -19,6 +19,7 @@ from .cookies import SchemeSessionInterface
 from .course_source import CourseSource
 from .db import make_engine, make_session_factory
 from .extensions import State, close_db
+from .jsonio import BoundedJSONProvider
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     cfg = config if isinstance(config, Config) else Config.from_env(config)
     app = Flask(__name__)
+    app.json = BoundedJSONProvider(app)
     app.config.update(
         SECRET_KEY=cfg.secret_key,
         PREFERRED_URL_SCHEME=cfg.preferred_url_scheme,

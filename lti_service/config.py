@@ -91,6 +91,8 @@ class Config:
         )
         cfg.tool_base_url = cfg.tool_base_url.rstrip("/")
         cfg.extra = extra
+        if not 1 <= cfg.default_max_attempts <= 100:  # the picker and launches refuse others
+            raise ValueError(f"CHECKPOINT_MAX_ATTEMPTS={cfg.default_max_attempts}: use 1 to 100")
         if cfg.default_counting not in {"first", "last", "best"}:
             raise ValueError(
                 f"CHECKPOINT_COUNTING={cfg.default_counting!r}: use first, last or best"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from ..services.launches import MAX_ATTEMPTS_LIMIT
+
 
 class AnswerIn(Schema):
     class Meta:
@@ -32,7 +34,9 @@ class PolicyIn(Schema):
     class Meta:
         unknown = RAISE
 
-    max_attempts = fields.Integer(validate=validate.Range(min=1, max=100))
+    # strict: "5" and 2.7 are refused, not coerced (a JSON client sends a number).
+    max_attempts = fields.Integer(strict=True,
+                                  validate=validate.Range(min=1, max=MAX_ATTEMPTS_LIMIT))
     counting = fields.String(validate=validate.OneOf(["first", "last", "best"]))
 
 

@@ -5,7 +5,13 @@ pylti1p3 2.0.0 leaves some checks out; ``check_claims`` adds them before a launc
 client id when present and is required when ``aud`` has several values, ``exp`` and ``iat`` are
 required (PyJWT refuses expired and future-dated tokens), only resource-link and deep-linking
 messages are accepted, ``roles`` must be a list. Nonce replay is refused by the ``used_nonces``
-unique key (``services.launches``); pylti1p3 only checks that the nonce was issued.
+unique key (``services.launches``); pylti1p3 only checks that the nonce was issued. With several
+audiences the client is the one ``azp`` names (pylti1p3 takes the first audience).
+
+Bounded input (``claims``): login parameters and the id_token are length-checked before they are
+stored or decoded, and every claim the tool reads is type- and length-checked (marshmallow)
+before pylti1p3's message validators, which assume the spec's types. Whatever still fails to
+parse is a 400, and messages quote pylti1p3 or the request only as a short excerpt.
 
 Third-party cookies: pylti1p3 binds state to a cookie. Behind TLS the cookies the tool sets
 (pylti1p3's state cookie, through ``PartitionedCookieService``, and Flask's session cookie,
@@ -37,7 +43,8 @@ from sqlalchemy.orm import Session
 from ..extensions import state
 from ..services import outbound
 from ..services.content import ContentItem
-from ..services.errors import LaunchRejected
+from ..services.errors import LaunchRejected, excerpt
+from . import claims
 from .storage import DbLaunchDataStorage
 from .toolconf import DbToolConf
 
@@ -54,18 +61,19 @@ def check_claims(body: dict[str, Any], client_id: str) -> None:
     aud = body.get("aud")
     auds = aud if isinstance(aud, list) else [aud]
     if client_id not in auds:
-        raise LtiException(f"aud {aud!r} does not contain this tool's client id")
+        raise LtiException(f"aud {excerpt(aud)} does not contain this tool's client id")
     azp = body.get("azp")
     if len(auds) > 1 and not azp:
         raise LtiException("aud has several values but azp is missing")
     if azp is not None and azp != client_id:
-        raise LtiException(f"azp {azp!r} is not this tool's client id")
+        raise LtiException(f"azp {excerpt(azp)} is not this tool's client id")
     for claim in ("exp", "iat"):
         if not isinstance(body.get(claim), int | float):
             raise LtiException(f"the id_token has no numeric {claim} claim")
     message_type = body.get(CLAIM + "message_type")
     if message_type not in ACCEPTED_MESSAGES:
-        raise LtiException(f"message type {message_type!r} is not supported by this tool")
+        raise LtiException(f"message type {excerpt(message_type)} is not supported by this "
+                           "tool")
     if not isinstance(body.get(CLAIM + "roles"), list):
         raise LtiException("the roles claim must be a list")
 
@@ -94,11 +102,35 @@ class ToolMessageLaunch(FlaskMessageLaunch):
         except outbound.OutboundRefused as exc:
             raise LtiException(f"the platform's key set: {exc.message}") from None
 
+    def get_client_id(self) -> str:
+        """OIDC core 3.1.3.7: with several audiences, ``azp`` names the client the token is for
+        (pylti1p3 takes the first audience, so a valid token listing us second was refused)."""
+        body = self._get_jwt_body()
+        aud, azp = body.get("aud"), body.get("azp")
+        if isinstance(aud, list) and isinstance(azp, str) and azp in aud:
+            return azp
+        return super().get_client_id()
+
+    def validate_jwt_format(self) -> ToolMessageLaunch:
+        super().validate_jwt_format()
+        if not isinstance(self._jwt.get("body"), dict):
+            raise LtiException("malformed claims: the id_token body is not a JSON object")
+        return self
+
     def validate_message(self) -> ToolMessageLaunch:
+        problems = claims.claim_problems(self._jwt.get("body"))
+        if problems:
+            raise LtiException("malformed claims: " + "; ".join(problems[:8]))
         super().validate_message()
         assert self._registration is not None
         check_claims(dict(self._jwt["body"]), str(self._registration.get_client_id()))
         return self
+
+
+def _said(exc: Exception, limit: int = 300) -> str:
+    """pylti1p3's message, cut: some quote what the request sent."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _parts(db: Session) -> tuple[FlaskRequest, DbToolConf, DbLaunchDataStorage]:
@@ -109,37 +141,41 @@ def login(db: Session, launch_url: str) -> Any:
     """Answer an OIDC login initiation (GET or POST) with the redirect to the platform."""
     req, conf, storage = _parts(db)
     params = {k: req.get_param(k) for k in LOGIN_PARAMS if req.get_param(k)}
+    claims.check_login_params(params)
     target = params.get("target_link_uri")
     if target and not target.startswith(launch_url.rsplit("/lti/", 1)[0] + "/"):
-        raise LaunchRejected(f"target_link_uri {target!r} is not a URL of this tool")
+        raise LaunchRejected(f"target_link_uri {excerpt(target)} is not a URL of this tool")
     oidc = FlaskOIDCLogin(req, conf, cookie_service=PartitionedCookieService(req),
                           launch_data_storage=storage)
     try:
         return oidc.pass_params_to_launch({"login": params}).redirect(launch_url)
     except OIDCException as exc:
-        raise LaunchRejected(f"login initiation refused: {exc}") from exc
+        raise LaunchRejected(f"login initiation refused: {_said(exc)}") from exc
 
 
 def new_window_url(db: Session, login_url: str) -> str | None:
     """When the state cookie is missing: the top-level login URL to retry with, if known."""
     state = request.form.get("state")
-    if not state or request.cookies.get(STATE_COOKIE_PREFIX + state):
+    if (not state or len(state) > claims.MAX_STATE_CHARS
+            or request.cookies.get(STATE_COOKIE_PREFIX + state)):
         return None
     stored = DbLaunchDataStorage(db).get_value("lti1p3-" + state)
-    params = (stored or {}).get("login")
-    if not params:
+    params = stored.get("login") if isinstance(stored, dict) else None
+    if not isinstance(params, dict) or not params:
         return None
     return login_url + "?" + urlencode(params)
 
 
 def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
+    claims.check_launch_form(request.form.get("id_token"), request.form.get("state"))
     req, conf, storage = _parts(db)
     message = ToolMessageLaunch(req, conf, launch_data_storage=storage)
     try:
         body = dict(message.get_launch_data())
     except LtiException as exc:
-        raise LaunchRejected(f"launch refused: {exc}") from exc
-    except (KeyError, TypeError, ValueError) as exc:
+        raise LaunchRejected(f"launch refused: {_said(exc)}") from exc
+    except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+        # A claim of a type no check above foresaw: refused, never a 500.
         raise LaunchRejected(f"launch refused: malformed id_token ({type(exc).__name__})") from exc
     return message, body
 
@@ -149,7 +185,8 @@ def restore(db: Session, launch_id: str) -> ToolMessageLaunch:
     try:
         return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage)
     except LtiException as exc:
-        raise LaunchRejected(f"this launch is no longer known ({exc}): launch again") from exc
+        raise LaunchRejected(f"this launch is no longer known ({_said(exc)}): launch again"
+                             ) from exc
 
 
 def deep_link_form(
@@ -163,6 +200,9 @@ def deep_link_form(
 ) -> str:
     """The auto-submitting form that returns the chosen items to the platform."""
     message = restore(db, launch_id)
+    if not message.is_deep_link_launch():
+        raise LaunchRejected("this launch is not a deep-linking request: add content from the "
+                             "LMS's 'add an external tool' dialog, which opens the picker")
     resources = []
     for item in chosen:
         line_item = (

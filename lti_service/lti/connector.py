@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
 import requests
@@ -28,6 +29,17 @@ log = logging.getLogger(__name__)
 REFRESH_MARGIN = timedelta(seconds=120)
 HTTP_TIMEOUT_S = 15
 REFUSED_TOKEN = (401, 403)
+MAX_ANSWER_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True)
+class ServiceAnswer:
+    """An LMS's answer to a service call, as ``CachedServiceConnector.post`` returns it."""
+
+    status: int
+    text: str
+    """The body's first ``MAX_ANSWER_BYTES``, decoded leniently (for messages, never parsed)."""
+    headers: dict[str, str]
 
 
 class _TimeoutSession(requests.Session):
@@ -109,6 +121,37 @@ class CachedServiceConnector(ServiceConnector):
                     raise
                 log.warning("platform %s refused a stored access token (HTTP %s): fetching a "
                             "new one", self._platform_id, exc.response.status_code)
+        raise AssertionError("unreachable")
+
+    def post(self, scopes: Sequence[str], url: str, data: str, content_type: str
+             ) -> ServiceAnswer:
+        """POST with a token for exactly ``scopes``; the LMS's answer unparsed, its body cut.
+
+        pylti1p3's ``make_service_request`` parses every answer as JSON, so an LMS that answers
+        a score with ``200 text/plain OK`` looked like a failure. Here the caller judges the
+        status. A stored token answered 401/403 is dropped and the POST made once more with a
+        fresh one; network errors and a refused token request raise (RequestException,
+        LtiServiceException). No redirect is followed (the token would go with it).
+        """
+        for again in (False, True):
+            token = self.get_access_token(scopes)
+            stored = self._token_was_stored
+            with self._requests_session.post(
+                    url, data=data, allow_redirects=False, stream=True,
+                    headers={"Authorization": "Bearer " + token,
+                             "Content-Type": content_type}) as response:
+                answer = ServiceAnswer(
+                    response.status_code,
+                    response.raw.read(MAX_ANSWER_BYTES, decode_content=True).decode(
+                        "utf-8", "replace"),
+                    dict(response.headers))
+            if answer.status not in REFUSED_TOKEN:
+                return answer
+            self.forget_access_token(scopes)  # refused, stored or fresh: never reuse it
+            if again or not stored:
+                return answer
+            log.warning("platform %s refused a stored access token (HTTP %s): fetching a new "
+                        "one", self._platform_id, answer.status)
         raise AssertionError("unreachable")
 
     def _refused_token(self, exc: LtiServiceException) -> bool:

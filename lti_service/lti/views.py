@@ -20,7 +20,7 @@ from ..auth import Launch, issue_token
 from ..authz import INSTRUCTOR, Access, Guard
 from ..extensions import db, state
 from ..services import content, housekeeping, invites, keys, launches, outbound, registration
-from ..services.errors import LaunchRejected, ServiceError
+from ..services.errors import LaunchRejected, ServiceError, excerpt
 from . import adapter
 
 log = logging.getLogger(__name__)
@@ -112,14 +112,13 @@ def deep_link_response(access: Access) -> str:
     for cid in chosen_ids:
         item = content.find(course, cid)
         if item is None:
-            raise ServiceError(f"unknown content id {cid!r}: reload the picker", field="content_id")
+            raise ServiceError(f"unknown content id {excerpt(cid)}: reload the picker",
+                               field="content_id")
         chosen.append(item)
     try:
-        max_attempts = int(request.form.get("max_attempts", "3"))
+        max_attempts = launches.parse_max_attempts(request.form.get("max_attempts", "3"))
     except ValueError as exc:
-        raise ServiceError("max_attempts must be a whole number", field="max_attempts") from exc
-    if max_attempts < 1:
-        raise ServiceError("max_attempts must be at least 1", field="max_attempts")
+        raise ServiceError(str(exc), field="max_attempts") from exc
     counting = request.form.get("counting", "best")
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")

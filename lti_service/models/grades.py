@@ -29,9 +29,13 @@ class CheckpointAttempt(Base):
 
 
 class ScoreOutbox(Base):
-    """One score to post through AGS; written in the grade's transaction, retried until accepted.
+    """One score to post through AGS; written in the grade's transaction, posted until the LMS
+    answers (``services.outbox`` has the rules).
 
-    status: ``pending`` (due at ``next_attempt_at``) or ``delivered``.
+    status: ``pending`` (due at ``next_attempt_at``), ``delivered`` (the LMS answered 2xx),
+    ``failed`` (the LMS refused it, or it was still refused after the retry cap; ``last_error``
+    holds the LMS's reason) or ``no_lineitem``. ``resent_at``: the instructor's last resend; the
+    AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a repeated timestamp).
     """
 
     __tablename__ = "score_outbox"
@@ -51,6 +55,11 @@ class ScoreOutbox(Base):
     last_error: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    resent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    @property
+    def ags_timestamp(self) -> datetime:
+        return self.resent_at or self.created_at
 
     placement: Mapped[Placement] = relationship()
     user: Mapped[LmsUser] = relationship()

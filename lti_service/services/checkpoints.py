@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from course.model import Checkpoint
 
 from ..models import CheckpointAttempt, LmsUser, Placement
-from .errors import Conflict, ServiceError
+from .errors import Conflict, ServiceError, excerpt
 from .scores import record_score
 
 
@@ -57,8 +57,8 @@ def answer(
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
-        raise ServiceError(f"choice {choice!r} is not one of this checkpoint's choices ({keys})",
-                           field="choice")
+        raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
+                           f"({keys})", field="choice")
     used = session.scalar(
         select(func.count()).select_from(CheckpointAttempt).where(
             CheckpointAttempt.placement_id == placement.id, CheckpointAttempt.user_id == user.id

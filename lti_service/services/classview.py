@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from course.model import Course
 
@@ -34,6 +34,11 @@ class ClassView:
     rows: list[Row]
     distributions: dict[int, list[tuple[str, str, bool, int]]]
     outbox: list[ScoreOutbox]
+
+    @property
+    def undelivered(self) -> list[ScoreOutbox]:
+        """Scores not (yet) in the LMS gradebook, newest first: what the instructor must see."""
+        return [r for r in reversed(self.outbox) if r.status != "delivered"]
 
     def score(self, row: Row, placement: Placement) -> float | None:
         tried = row.attempts.get(placement.id)
@@ -77,6 +82,7 @@ def build(session: Session, course: Course, context: LmsContext,
                                for c in item.lesson.checkpoint.choices]
     outbox = list(session.scalars(
         select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
+        .options(selectinload(ScoreOutbox.user), selectinload(ScoreOutbox.placement))
         .order_by(ScoreOutbox.id)))
     return ClassView(context, placements, rows, distributions, outbox)
 

@@ -30,3 +30,15 @@ class LaunchRejected(ServiceError):
     """An LTI message failed a check; nothing was recorded."""
 
     status = 400
+
+
+EXCERPT_CHARS = 40
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr`` of a request value, cut to ``limit`` characters: messages and logs may name what
+    was sent, never carry it whole (a megabyte hint, a token, learner text)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"

@@ -6,6 +6,7 @@ last, so a replayed launch fails on the unique key and rolls back everything.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..models import LmsContext, LmsUser, Placement, Platform, UsedNonce
-from .errors import LaunchRejected
+from .errors import LaunchRejected, excerpt
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -44,17 +45,36 @@ class LaunchRecord:
     content_id: str | None
 
 
-def _int_param(custom: dict[str, Any], name: str, default: int) -> int:
-    value = custom.get(name)
+MAX_ATTEMPTS_LIMIT = 100
+_DIGITS = re.compile(r"[0-9]{1,3}")
+
+
+def parse_max_attempts(value: object) -> int:
+    """A placement's attempt limit as a custom parameter or a form sends it: digits, 1..100.
+
+    Strict on purpose: "2.7", "1e30" or 10**30 once made every later launch of the link a 500.
+    Raises ValueError with a message a person can act on.
+    """
+    text = value if isinstance(value, str) else ""
+    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ATTEMPTS_LIMIT:
+        raise ValueError(f"max_attempts must be a whole number from 1 to {MAX_ATTEMPTS_LIMIT}, "
+                         f"not {excerpt(value)}")
+    return int(text)
+
+
+def _max_attempts(custom: dict[str, Any], default: int) -> int:
+    value = custom.get("max_attempts")
     if value in (None, ""):
         return default
     try:
-        number = int(str(value))
+        return parse_max_attempts(value)
     except ValueError as exc:
-        raise LaunchRejected(f"custom parameter {name}={value!r} is not a whole number") from exc
-    if number < 1:
-        raise LaunchRejected(f"custom parameter {name}={number} must be at least 1")
-    return number
+        raise LaunchRejected(f"custom parameter {exc}: re-add the link with the picker") from exc
+
+
+def _cut(text: object, limit: int) -> str:
+    """Display text (names, titles) to its column's length; identifiers are refused instead."""
+    return text[:limit] if isinstance(text, str) else ""
 
 
 def record_launch(
@@ -77,8 +97,10 @@ def record_launch(
     if user is None:
         user = LmsUser(platform_id=platform.id, sub=body["sub"])
         session.add(user)
-    user.name = body.get("name") or user.name or ""
-    user.email = body.get("email") or user.email or ""
+    user.name = _cut(body.get("name"), 255) or user.name or ""
+    email = body.get("email")
+    if isinstance(email, str) and 0 < len(email) <= 255:  # a longer one is no address
+        user.email = email
     context = session.scalar(
         select(LmsContext).where(
             LmsContext.platform_id == platform.id, LmsContext.context_id == context_claim["id"]
@@ -87,7 +109,7 @@ def record_launch(
     if context is None:
         context = LmsContext(platform_id=platform.id, context_id=context_claim["id"])
         session.add(context)
-    context.title = context_claim.get("title") or context.title or ""
+    context.title = _cut(context_claim.get("title"), 500) or context.title or ""
     context.deployment_id = body.get(CLAIM + "deployment_id", "")
     nrps = body.get(NRPS_CLAIM) or {}
     if nrps.get("context_memberships_url"):
@@ -113,20 +135,21 @@ def record_launch(
             )
         if not content_exists(content_id):
             raise LaunchRejected(
-                f"this link points at content id {content_id!r}, which the course does not "
+                f"this link points at content id {excerpt(content_id)}, which the course does not "
                 "have: ask the instructor to re-add it with the picker"
             )
         counting = str(custom.get("counting") or default_counting)
         if counting not in COUNTINGS:
-            raise LaunchRejected(f"custom parameter counting={counting!r}: use first, last or best")
+            raise LaunchRejected(f"custom parameter counting={excerpt(counting)}: use first, last "
+                                 "or best")
         if placement is None:
             placement = Placement(context_id=context.id, resource_link_id=link_id,
                                   content_id=content_id)
             session.add(placement)
-            placement.max_attempts = _int_param(custom, "max_attempts", default_max_attempts)
+            placement.max_attempts = _max_attempts(custom, default_max_attempts)
             placement.counting = counting
         placement.content_id = content_id
-        placement.title = (body.get(CLAIM + "resource_link") or {}).get("title") or content_id
+        placement.title = _cut(body[CLAIM + "resource_link"].get("title"), 500) or content_id
         if ags.get("lineitem"):
             placement.lineitem_url = ags["lineitem"]
         if ags.get("lineitems"):

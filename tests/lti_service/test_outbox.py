@@ -177,14 +177,16 @@ def test_lms_back_with_a_new_key_refuses_the_stored_token_and_a_fresh_one_delive
         assert token.expires_at > utcnow() + timedelta(minutes=50), "the new token is kept"
 
 
-def test_lms_back_without_state_keeps_the_score_pending_with_the_reason(sqlite_stack,
-                                                                        tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """A devlms run without --state-dir forgets its line items: the score is not lost, it
-    waits with the LMS's own answer as the reason (and the stored token was replaced)."""
+def test_lms_back_without_state_fails_the_score_with_the_reason(sqlite_stack,
+                                                                 tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A devlms run without --state-dir forgets its line items: its 404 is a refusal that a
+    retry would only repeat, so the score is ``failed`` at once with the LMS's own answer as
+    the reason (the instructor resends once the column exists again; the stored token, voided
+    by the new key, was replaced)."""
     row_id = _pending_while_down(sqlite_stack, tmp_path / "lms")
     _restart_lms(sqlite_stack, None)
     row = _deliver_later(sqlite_stack, row_id)
-    assert (row.status, row.tries) == ("pending", 2)
+    assert (row.status, row.tries) == ("failed", 2)
     assert "404" in row.last_error and "not found" in row.last_error.lower(), row.last_error
     assert sqlite_stack.lms_store.token_requests == 1
     assert sqlite_stack.gradebook()["scores"] == []
