@@ -12,12 +12,13 @@ import base64
 import json
 import logging
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 import requests
 from sqlalchemy import func, select
 from test_launch_rejections import CLAIM, claims, counts, login, post, sign
+from tool_pages import hidden
 
 from devlms.browser import Browser
 from lti_service.models import LtiStorage, Placement
@@ -152,8 +153,10 @@ def test_resource_link_launch_posted_to_the_deep_link_endpoint_is_400(sqlite_sta
     assert r.status_code == 302, r.text[:300]
     before = counts(stack)
     links = dict(stack.lms_store.links)
+    page = requests.get(urljoin(stack.tool_url, r.headers["Location"]), timeout=30)
+    fields = hidden(page, "/answer")  # this launch's token and CSRF token, from its own page
     answer = requests.post(stack.tool_url + "/lti/deep-link", timeout=30,
-                           data={"lt": token_of(r), "content_id": "arrays-04"})
+                           data={**fields, "content_id": "arrays-04"})
     assert answer.status_code == 400, answer.text[:400]
     assert "not a deep-linking request" in answer.text
     assert counts(stack) == before and stack.lms_store.links == links
