@@ -63,9 +63,10 @@ def _prlimit_args(limits: Limits) -> list[str]:
 
 
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
-        excerpt_bytes: int = 16 * 1024) -> RunOutcome:
+        excerpt_bytes: int = 16 * 1024, pass_fds: tuple[int, ...] = ()) -> RunOutcome:
     """Run ``make_cmd(values_fd)`` (a bwrap command) under ``limits``; never raises for anything
-    the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree.
+    the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree;
+    ``pass_fds`` are inherited too (what bwrap reads: main.py, the seccomp program).
 
     stdout and stderr are read together up to ``limits.output_bytes`` (the run is killed past
     it); the values pipe (fd 3 inside) up to ``limits.values_bytes``.
@@ -89,7 +90,7 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     try:
         proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(write_fd,), start_new_session=True, close_fds=True,
+            pass_fds=(write_fd, *pass_fds), start_new_session=True, close_fds=True,
             preexec_fn=None, env={"PATH": "/usr/bin:/bin"},
         )
     finally:
