@@ -33,6 +33,9 @@ class GraderConfig:
     """COURSE_ROOT: the course content (default: the packaged course), as for the service."""
     warm: bool = False
     """PATHWAYS_GRADER_WARM=1: fork runs from a warm sandboxed parent (JAX imported once)."""
+    packages: tuple[str, ...] = ()
+    """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax and numpy (with
+    what they require); nothing else of the interpreter's site-packages is in the sandbox."""
 
 
 def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
@@ -48,4 +51,6 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
         run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
         course_root=Path(env["COURSE_ROOT"]).resolve() if env.get("COURSE_ROOT") else None,
         warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
+        packages=tuple(p.strip() for p in env.get("PATHWAYS_GRADER_PACKAGES", "")
+                       .split(",") if p.strip()),
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from grader_worker.config import GraderConfig
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
-from grader_worker.sandbox import bwrap, process, seccomp
+from grader_worker.sandbox import bwrap, process, seccomp, site_view
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ class SandboxRunner:
         """One cold run. Its directory is a tmpfs inside the sandbox (main.py copied in from a
         memfd), so nothing of it is on the host: there is nothing to clean up, whatever the
         program wrote, and nothing a learner can pre-create for a later run."""
+        self._check_site()
         main_fd = _memfd("main.py", source.encode("utf-8"))
         filter_fd = _memfd("seccomp", seccomp.bpf_program())
         try:
@@ -65,7 +66,8 @@ class SandboxRunner:
                     argv=["--names", ",".join(names), "--fd", str(fd), f"{bwrap.WORK}/main.py"],
                     env=bwrap.sandbox_env(self.config.platform, self.run_uid),
                     platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
-                    seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024)
+                    seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
+                    packages=self.config.packages)
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
                                pass_fds=(main_fd, filter_fd))
@@ -79,7 +81,14 @@ class SandboxRunner:
             self._info = self._probe()
         return self._info
 
+    def _check_site(self) -> None:
+        """Raise SandboxUnavailable here, before a run makes anything, when the interpreter
+        lacks an allowed package (the probe is cached: one subprocess per worker)."""
+        site_view.probe(self.config.python,
+                        bwrap.site_packages(self.config.platform, self.config.packages))
+
     def _probe(self) -> SandboxInfo:
+        self._check_site()
         workdir = Path(tempfile.mkdtemp(prefix="probe-", dir=self.base))
         script = workdir / "probe.py"
         script.write_text(PROBE)
@@ -89,7 +98,8 @@ class SandboxRunner:
             out = process.run(lambda fd: bwrap.command(
                 python=self.config.python, workdir=workdir, harness=script, argv=[str(fd)],
                 env=bwrap.sandbox_env(self.config.platform, self.run_uid),
-                platform=self.config.platform, run_uid=self.run_uid),
+                platform=self.config.platform, run_uid=self.run_uid,
+                packages=self.config.packages),
                 limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

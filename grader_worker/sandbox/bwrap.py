@@ -68,24 +68,25 @@ def _make_parents(path: str, made: set[str], bound: list[str]) -> list[str]:
     return args
 
 
-def site_packages(platform: str) -> tuple[str, ...]:
+def site_packages(platform: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The distributions runs may import (their requirements are added)."""
-    extra = site_view.TPU_PACKAGES if platform == "tpu" else ()
-    return (*site_view.DEFAULT_PACKAGES, *extra)
+    tpu = site_view.TPU_PACKAGES if platform == "tpu" else ()
+    return (*site_view.DEFAULT_PACKAGES, *extra, *tpu)
 
 
 def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str],
             env: dict[str, str], platform: str, run_uid: int | None, zygote: Path | None = None,
             main_fd: int | None = None, seccomp_fd: int | None = None,
-            disk_bytes: int | None = None) -> list[str]:
+            disk_bytes: int | None = None, packages: tuple[str, ...] = ()) -> list[str]:
     """The full argv: bwrap + (setpriv when root) + python -I harness + args (or, for the warm
     runner, python -I zygote, with the zygote bound next to the harness).
 
     ``workdir`` None (cold runs): /home/learner is a tmpfs of ``disk_bytes`` holding main.py
     copied from ``main_fd``; else the host ``workdir`` is bound there (the warm runner's home).
     ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
+    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy).
     """
-    view = site_view.probe(python, site_packages(platform))
+    view = site_view.probe(python, site_packages(platform, packages))
     size = ["--size", str(disk_bytes)] if disk_bytes else []
     cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]

@@ -21,6 +21,8 @@ import os
 import subprocess
 from dataclasses import dataclass
 
+from grader_worker.errors import SandboxUnavailable
+
 DEFAULT_PACKAGES = ("jax", "numpy")
 """Roots of the allow-list; their requirements (not extras) are added."""
 TPU_PACKAGES = ("libtpu",)
@@ -73,8 +75,8 @@ SITE_GLOBS = ("lib/python3*/site-packages", "lib/python3*/dist-packages",
               "local/lib/python3*/dist-packages")
 
 
-class SiteViewError(OSError):
-    """The sandbox's interpreter could not describe its environment."""
+class SiteViewError(SandboxUnavailable):
+    """The sandbox's interpreter could not describe its environment, or lacks a package."""
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,12 @@ system files a program needs are reachable."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, make_job
 
+from course.checks import HARNESS_PATH
+from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.result import GradingResult
 from grader_worker.runner import SandboxRunner
@@ -69,3 +73,31 @@ def test_run_directory_is_the_programs_and_small(runner) -> None:
               ) + GOOD.read_text()
     result = _grade(runner, source)
     assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
+
+
+def _runner_with(tmp_path: Path, packages: str) -> SandboxRunner:
+    return SandboxRunner(load_config({"PATHWAYS_VAR_DIR": str(tmp_path),
+                                      "PATHWAYS_GRADER_PACKAGES": packages}), HARNESS_PATH)
+
+
+def test_only_allowed_distributions_are_importable(runner, tmp_path: Path) -> None:
+    """pyyaml is installed next to jax: invisible by default, importable once allowed."""
+    source = "import yaml\n" + GOOD.read_text()
+    hidden = _grade(runner, source)
+    assert hidden.outcome == "exception" and "No module named 'yaml'" in hidden.stderr
+    allowing = _runner_with(tmp_path, "pyyaml")
+    try:
+        shown = _grade(allowing, source)
+    finally:
+        allowing.close()
+    assert (shown.outcome, shown.score) == ("graded", 3.0), (shown.feedback, shown.stderr)
+
+
+def test_a_missing_allowed_distribution_is_an_infrastructure_error(tmp_path: Path) -> None:
+    missing = _runner_with(tmp_path, "no-such-distribution")
+    try:
+        result = _grade(missing, GOOD.read_text())
+    finally:
+        missing.close()
+    assert result.outcome == "infrastructure_error"
+    assert "no-such-distribution" in result.feedback and "not in your code" in result.feedback
