@@ -8,6 +8,8 @@ its session kills everything inside, and the cgroups are swept as well.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
 import selectors
@@ -22,6 +24,9 @@ from grader_worker.limits import Limits
 from grader_worker.sandbox import cgroups
 
 logger = logging.getLogger(__name__)
+
+PR_SET_CHILD_SUBREAPER = 36
+_adopting = False
 
 # Join each cgroup named before "--" (as root, before any privilege drop), then exec the rest.
 WRAPPER = ('for f in "$@"; do case "$f" in --) break;; esac; echo $$ > "$f"; shift; done; '
@@ -107,8 +112,9 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
                 out.timed_out = True
     finally:
         os.close(read_fd)
-        _kill_tree(proc)
+        _kill_tree(proc, group)
         out.returncode = proc.wait()
+        reap_sandbox_orphans()
         out.wall_s = time.monotonic() - start
         if group is not None:
             out.oom_killed = group.oom_killed()
@@ -156,8 +162,15 @@ def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
     out.values = bytes(buffers["values"])
 
 
-def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the run's session (bwrap is pid 1 of its namespace: everything inside dies)."""
+def _kill_tree(proc: subprocess.Popen[bytes], group: cgroups.RunCgroup | None = None) -> None:
+    """SIGKILL the run: first everything in its cgroup but bwrap itself, which then reaps its
+    pid namespace's init and exits (killed first, bwrap would orphan that init: a zombie of the
+    host's init, or of this worker when it is pid 1 of a container, where none reaps it); then
+    bwrap's session, whatever is still there."""
+    if proc.poll() is None and group is not None:
+        group.kill_all(keep=frozenset({proc.pid}))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -166,3 +179,37 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+def adopt_orphans(on: bool = True) -> None:
+    """Make this process the reaper of its descendants' orphans (as pid 1 of a container it
+    already is). bwrap's outer process may exit, once its pid namespace's init has reported the
+    exit status, before it reaps that init: orphaned, the init stays a zombie of whoever adopts
+    it, one per run. The worker adopts them and ``reap_sandbox_orphans`` reaps them."""
+    global _adopting
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0:
+        _adopting = on
+
+
+def reap_sandbox_orphans() -> int:
+    """Reap each zombie child of ours that lived in a nested pid namespace (an orphaned
+    sandbox init): never a child this process started itself, whose exit status a
+    ``subprocess.Popen`` must read. Returns how many were reaped."""
+    if not (_adopting or os.getpid() == 1):
+        return 0
+    me, reaped = os.getpid(), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        except OSError:
+            continue
+        nested = len(fields.get("NSpid", "").split()) > 1
+        if fields.get("State", "").split()[:1] == ["Z"] and nested and \
+                int(fields.get("PPid", "0")) == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(entry.name), os.WNOHANG)
+                reaped += 1
+    return reaped

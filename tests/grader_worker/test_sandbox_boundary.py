@@ -3,6 +3,9 @@ system files a program needs are reachable."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import time
 from pathlib import Path
 
 from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, make_job
@@ -10,8 +13,10 @@ from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, make_job
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
+from grader_worker.limits import Limits
 from grader_worker.result import GradingResult
 from grader_worker.runner import SandboxRunner
+from grader_worker.sandbox import process
 
 KEYCTL = """
 import ctypes, os
@@ -101,3 +106,29 @@ def test_a_missing_allowed_distribution_is_an_infrastructure_error(tmp_path: Pat
         missing.close()
     assert result.outcome == "infrastructure_error"
     assert "no-such-distribution" in result.feedback and "not in your code" in result.feedback
+
+
+def _zombie_children() -> list[str]:
+    me, found = os.getpid(), []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            if entry.name.isdigit() and state == "Z" and int(ppid) == me:
+                found.append(entry.name)
+    return found
+
+
+def test_no_sandbox_init_is_left_a_zombie(runner) -> None:
+    """bwrap may exit before reaping its pid namespace's init: orphaned, that init would stay
+    a zombie of the worker when it is pid 1 of a container, one per run. The worker adopts
+    and reaps them."""
+    process.adopt_orphans()
+    try:
+        for source in ("import time\ntime.sleep(60)\n", GOOD.read_text()):
+            grade(make_job(source), runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
+                  ceiling=Limits(wall_s=5, cpu_s=5))
+        time.sleep(0.5)
+        process.reap_sandbox_orphans()
+        assert _zombie_children() == []
+    finally:
+        process.adopt_orphans(False)
