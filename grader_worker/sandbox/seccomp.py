@@ -12,7 +12,8 @@ Calls of another ABI (i386 ``int 0x80``, x32) are refused the same way: their nu
 
 No compiler or libseccomp is needed: the program is a list of 8-byte ``sock_filter`` records.
 Two entry points: ``bpf_program()`` (bytes for ``bwrap --seccomp FD``) and
-``install_in_this_process()`` (for a forked warm child, after its own unshare).
+``install_in_this_process()`` (for a forked warm child, after its own unshare). Standard library
+only, so it can be bound into the sandbox next to the zygote.
 """
 
 from __future__ import annotations
