@@ -237,6 +237,7 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
         _check_report(report, wheel_python)
         left = {pid: _describe(pid) for pid in _processes_of(uid)}
         assert not left, left
+        assert not [c for d in made if d.name == rel.rsplit("/", 1)[-1] for c in d.glob("*/")]
     finally:
         for pid in _processes_of(uid):
             with contextlib.suppress(ProcessLookupError):
