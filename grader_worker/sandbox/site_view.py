@@ -90,12 +90,13 @@ class SiteView:
     packages: tuple[str, ...]
 
     def hidden_sites(self, roots: list[str]) -> list[str]:
-        """Every site directory under a bound root (found or globbed) or on the interpreter's
-        path: each is shown only through the allow-list."""
+        """Every site directory on the interpreter's path or under a bound root, as the
+        sandbox sees it (under a root bound through a symlink, by that path, not the target):
+        each is shown only through the allow-list."""
         found = set(self.sites)
         for root in roots:
             for pattern in SITE_GLOBS:
-                found.update(os.path.realpath(p) for p in glob.glob(os.path.join(root, pattern))
+                found.update(os.path.normpath(p) for p in glob.glob(os.path.join(root, pattern))
                              if os.path.isdir(p))
         # Outermost first, so a nested site directory is made inside its parent's tmpfs.
         return sorted(found, key=lambda p: (p.count("/"), p))
@@ -108,9 +109,10 @@ class SiteView:
         for site in sites:
             args += ["--perms", "0755", "--tmpfs", site]
         for site in sites:
-            inside = [e for e in (*self.entries, *self.pth) if os.path.dirname(e) == site]
-            for entry in inside:
-                args += ["--ro-bind", entry, entry]
+            real = os.path.realpath(site)
+            for entry in (*self.entries, *self.pth):
+                if os.path.dirname(entry) == real:
+                    args += ["--ro-bind", entry, os.path.join(site, os.path.basename(entry))]
         for site in reversed(sites):
             args += ["--remount-ro", site]
         return args

@@ -24,8 +24,22 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from grader_helpers import CANARY, CORPUS, HERE, TRUSTED_CPU_S, assert_clear_failure
+from grader_helpers import (
+    CANARY,
+    CORPUS,
+    CORPUS_LIMITS,
+    FIXTURE_CHECKS,
+    GOOD,
+    HERE,
+    TRUSTED_CPU_S,
+    assert_clear_failure,
+    make_job,
+)
 
+from course.checks import HARNESS_PATH
+from grader_worker.config import load_config
+from grader_worker.grading import grade
+from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox import cgroups
 
 ROOT = HERE.parents[1]
@@ -117,6 +131,7 @@ def _check_report(report: dict[str, Any], python: Path) -> None:
     assert report["left_in_base"] == [] and report["base_removed"]
 
 
+@pytest.mark.slow
 def test_corpus_against_a_wheel_install(wheel_python: Path, deploy_dir: Path,
                                         secret_dir_shared: Path) -> None:
     done = _run([wheel_python, "-E", "-s", HERE / "corpus_driver.py", secret_dir_shared],
@@ -213,6 +228,7 @@ def _describe(pid: int) -> str:
     return "gone"
 
 
+@pytest.mark.slow
 def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path,
                                             secret_dir_shared: Path,
                                             worker_user: tuple[int, int]) -> None:
@@ -249,3 +265,24 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
             with contextlib.suppress(OSError):
                 d.rmdir()
     assert not [d for d in made if d.exists()], "delegated cgroups left behind"
+
+
+def test_a_venv_reached_through_a_symlink_is_masked_too(wheel_python: Path, deploy_dir: Path,
+                                                        tmp_path: Path) -> None:
+    """/opt/app/.venv -> /srv/venv-1.2: the sandbox binds the venv by the symlink's path, so
+    its site-packages must be replaced there too, not only at the resolved path."""
+    link = deploy_dir / "venv-link"
+    link.symlink_to(wheel_python.parent.parent)
+    runner = SandboxRunner(load_config({"PATHWAYS_VAR_DIR": str(tmp_path),
+                                        "PATHWAYS_GRADER_PYTHON": str(link / "bin" / "python")}),
+                           HARNESS_PATH)
+    try:
+        leak = grade(make_job((HERE / "hostile" / "read_packaged_content.py").read_text()),
+                     runner=runner, checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        good = grade(make_job(GOOD.read_text()), runner=runner,
+                     checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+    finally:
+        runner.close()
+    assert leak.outcome == "exception", (leak.outcome, leak.stdout[:500])
+    assert "nothing of the project is visible" in leak.stderr
+    assert (good.outcome, good.score) == ("graded", 3.0), (good.feedback, good.stderr)
