@@ -26,9 +26,11 @@ logger = logging.getLogger(__name__)
 @click.option("--log-level", default="INFO", show_default=True)
 def worker(platform: str | None, concurrency: int, check: bool, log_level: str) -> None:
     """Grade submissions from the grading queue; SIGTERM finishes the running jobs, then stops."""
+    from grader_worker.sandbox.process import adopt_orphans
     from grader_worker.worker import GraderWorker
 
     logs.configure(log_level)
+    adopt_orphans()  # sandbox inits that bwrap leaves unreaped come to us, not to the host
     env = dict(os.environ)
     if platform:
         env["PATHWAYS_GRADER_PLATFORM"] = platform

@@ -41,6 +41,9 @@ class GraderConfig:
     cgroups, so a restarted worker removes what its killed predecessor left (sweep.py)."""
     grading_key: bytes = field(default=b"", repr=False)
     """The queue messages' HMAC key (grading_contract.config): shared with the service."""
+    packages: tuple[str, ...] = ()
+    """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax and numpy (with
+    what they require); nothing else of the interpreter's site-packages is in the sandbox."""
 
 
 def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
@@ -59,4 +62,6 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
         warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
         worker_name=env.get("PATHWAYS_GRADER_ID") or socket.gethostname(),
         grading_key=load_grading_key(env, var_dir),
+        packages=tuple(p.strip() for p in env.get("PATHWAYS_GRADER_PACKAGES", "")
+                       .split(",") if p.strip()),
     )

@@ -52,6 +52,12 @@ _VIOLATIONS: tuple[tuple[str, str, str], ...] = (
     ("gaierror", "", "it tried to look up a host name; the grader has no network"),
     ("BlockingIOError", "Resource temporarily unavailable", "it started too many processes "
      "or threads; do not spawn processes"),
+    ("", "No space left on device", "it wrote more than a run may keep on disk (its "
+     "directory and /tmp are small); write less, or nothing at all"),
+    ("", "File too large", "it wrote a file larger than a run may write; write less"),
+    ("PermissionError", "Operation not permitted", "it made a system call the sandbox forbids "
+     "(debugging other processes, kernel keys, mounts, namespaces and the like); remove that "
+     "code"),
     ("PermissionError", "", "it tried something the sandbox forbids (another user's "
      "process or file); remove that code"),
 )

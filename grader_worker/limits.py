@@ -26,6 +26,8 @@ class Limits:
     """cgroup pids limit (JAX starts many threads; a fork bomb stops here)."""
     fsize_mb: int = 16
     """RLIMIT_FSIZE: largest file the program may write in its private directory."""
+    disk_mb: int = 64
+    """Size of each writable tmpfs of a run (its directory, /tmp): more gets "No space left"."""
     nofile: int = 256
     """RLIMIT_NOFILE: open files."""
     output_bytes: int = 256 * 1024

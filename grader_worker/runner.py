@@ -17,7 +17,7 @@ from pathlib import Path
 from grader_worker.config import GraderConfig
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
-from grader_worker.sandbox import bwrap, process
+from grader_worker.sandbox import bwrap, process, seccomp, site_view
 from grader_worker.sweep import owner_tag
 
 logger = logging.getLogger(__name__)
@@ -56,21 +56,27 @@ class SandboxRunner:
         shutil.rmtree(self.base, ignore_errors=True)
 
     def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
-        workdir = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
+        """One cold run. Its directory is a tmpfs inside the sandbox (main.py copied in from a
+        memfd), so nothing of it is on the host: there is nothing to clean up, whatever the
+        program wrote, and nothing a learner can pre-create for a later run."""
+        self._check_site()
+        main_fd = _memfd("main.py", source.encode("utf-8"))
+        filter_fd = _memfd("seccomp", seccomp.bpf_program())
         try:
-            (workdir / "main.py").write_text(source, encoding="utf-8")
-            if self.run_uid is not None:
-                os.chown(workdir, self.run_uid, self.run_uid)
-                os.chmod(workdir, 0o700)
-
             def make(fd: int) -> list[str]:
-                return self._command(workdir, ["--names", ",".join(names), "--fd", str(fd),
-                                               f"{bwrap.WORK}/main.py"])
+                return bwrap.command(
+                    python=self.config.python, workdir=None, harness=self.harness,
+                    argv=["--names", ",".join(names), "--fd", str(fd), f"{bwrap.WORK}/main.py"],
+                    env=bwrap.sandbox_env(self.config.platform, self.run_uid),
+                    platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
+                    seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
+                    packages=self.config.packages)
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
-                               name_prefix=self.tag)
+                               name_prefix=self.tag, pass_fds=(main_fd, filter_fd))
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            os.close(main_fd)
+            os.close(filter_fd)
 
     def info(self) -> SandboxInfo:
         """Python/JAX/backend/device count inside the sandbox; raises SandboxUnavailable."""
@@ -78,22 +84,27 @@ class SandboxRunner:
             self._info = self._probe()
         return self._info
 
-    def _command(self, workdir: Path, argv: list[str], harness: Path | None = None) -> list[str]:
-        return bwrap.command(python=self.config.python, workdir=workdir,
-                             harness=harness or self.harness, argv=argv,
-                             env=bwrap.sandbox_env(self.config.platform, self.run_uid),
-                             platform=self.config.platform, run_uid=self.run_uid)
+    def _check_site(self) -> None:
+        """Raise SandboxUnavailable here, before a run makes anything, when the interpreter
+        lacks an allowed package (the probe is cached: one subprocess per worker)."""
+        site_view.probe(self.config.python,
+                        bwrap.site_packages(self.config.platform, self.config.packages))
 
     def _probe(self) -> SandboxInfo:
+        self._check_site()
         workdir = Path(tempfile.mkdtemp(prefix="probe-", dir=self.base))
         script = workdir / "probe.py"
         script.write_text(PROBE)
         try:
             if self.run_uid is not None:
                 os.chown(workdir, self.run_uid, self.run_uid)
-            out = process.run(lambda fd: self._command(workdir, [str(fd)], harness=script),
-                              limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None,
-                              name_prefix=self.tag)
+            out = process.run(lambda fd: bwrap.command(
+                python=self.config.python, workdir=workdir, harness=script, argv=[str(fd)],
+                env=bwrap.sandbox_env(self.config.platform, self.run_uid),
+                platform=self.config.platform, run_uid=self.run_uid,
+                packages=self.config.packages),
+                limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None,
+                name_prefix=self.tag)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         try:
@@ -105,3 +116,19 @@ class SandboxRunner:
                 f"the sandbox cannot run JAX on this host (exit {out.returncode}): "
                 f"{out.stderr.decode(errors='replace')[-800:]}; check that bubblewrap works "
                 f"and JAX_PLATFORMS={self.config.platform} suits this host") from exc
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """An anonymous in-memory file holding ``data``, positioned at its start (bwrap reads it
+    from there); nothing on disk to remove."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+

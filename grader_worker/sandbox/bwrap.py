@@ -1,17 +1,21 @@
 """The bubblewrap command line of one run: what the learner's program can see and do.
 
-Visible inside: the system's /usr (read-only), the Python prefix and the virtual environment
-(read-only), the harness script (read-only, alone in /grader), and the run's private directory
-(/home/learner, writable, the only writable place besides a private /tmp). Nothing else of the host:
-not course/content (hidden checks, solutions), not var/ (database, queue, keys), not other runs.
+Visible inside: the system's /usr (read-only), the interpreter's prefixes (read-only) with every
+site-packages replaced by the allow-list of ``site_view`` (numpy, jax and their requirements:
+never this project's packages or course content), the harness script (read-only, alone in
+/grader), and two writable tmpfs of bounded size: /home/learner (the run directory, holding
+only ``main.py``) and /tmp. Nothing else of the host: not course/content, not var/ (database,
+queue, keys), not other runs. The run directory exists only in the run's mount namespace, so
+it vanishes with the run: the worker never walks what a learner wrote (no rmtree of 100k
+directories, no mode-000 residue), and no name of it can be guessed or pre-created.
 Namespaces: all unshared (own network namespace: no network; own pid namespace: the tree dies
 with bwrap). The worker's environment is cleared; only the variables below are set.
 
 Privileges: when the worker is root, bwrap runs privileged without a user namespace and the
 program is started through ``setpriv`` as an unprivileged uid (real uid 65534 on the host, no
 capabilities, no_new_privs). Otherwise bwrap makes a user namespace (the worker's own uid).
-No seccomp filter is loaded (no compiler for BPF here); the namespaces, the read-only view, the
-unprivileged uid and no_new_privs are the boundary.
+A seccomp filter (``seccomp.py``, via ``--seccomp``) refuses ptrace, the keyring, mount,
+namespaces, bpf, perf and the other calls listed there.
 """
 
 from __future__ import annotations
@@ -19,10 +23,10 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import sys
 from pathlib import Path
 
 from grader_worker.errors import SandboxUnavailable
+from grader_worker.sandbox import site_view
 
 WORK = "/home/learner"
 GRADER = "/grader"
@@ -37,10 +41,10 @@ def bwrap_path() -> str:
     return path
 
 
-def python_roots(python: str) -> list[str]:
-    """Directories the interpreter needs: its prefix(es) and the venv (resolved, deduplicated)."""
-    roots = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix),
-             os.path.dirname(os.path.dirname(os.path.realpath(python)))}
+def python_roots(python: str, view: site_view.SiteView) -> list[str]:
+    """Directories the interpreter needs: its prefix(es) and the venv (resolved, deduplicated).
+    Not this worker's own prefix: it may hold the project's packages."""
+    roots = {*view.prefixes, os.path.dirname(os.path.dirname(os.path.realpath(python)))}
     venv = Path(python).parent.parent
     if (venv / "pyvenv.cfg").exists():
         roots.add(str(venv.absolute()))
@@ -52,16 +56,47 @@ def _parents(path: str) -> list[str]:
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: dict[str, str],
-            platform: str, run_uid: int | None, zygote: Path | None = None) -> list[str]:
+def _make_parents(path: str, made: set[str], bound: list[str]) -> list[str]:
+    """``--dir`` (0755) for each missing parent of ``path``: bwrap would make them 0700.
+    Nothing inside an already bound root (those exist, read-only)."""
+    args: list[str] = []
+    for parent in _parents(path + "/x"):
+        inside = any(parent == b or parent.startswith(b + "/") for b in bound)
+        if parent not in made and parent != path and not inside:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def site_packages(platform: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The distributions runs may import (their requirements are added)."""
+    tpu = site_view.TPU_PACKAGES if platform == "tpu" else ()
+    return (*site_view.DEFAULT_PACKAGES, *extra, *tpu)
+
+
+def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str],
+            env: dict[str, str], platform: str, run_uid: int | None, zygote: Path | None = None,
+            main_fd: int | None = None, seccomp_fd: int | None = None,
+            disk_bytes: int | None = None, packages: tuple[str, ...] = ()) -> list[str]:
     """The full argv: bwrap + (setpriv when root) + python -I harness + args (or, for the warm
-    runner, python -I zygote, with the zygote bound next to the harness)."""
+    runner, python -I zygote, with the zygote bound next to the harness).
+
+    ``workdir`` None (cold runs): /home/learner is a tmpfs of ``disk_bytes`` holding main.py
+    copied from ``main_fd``; else the host ``workdir`` is bound there (the warm runner's home).
+    ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
+    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy).
+    """
+    view = site_view.probe(python, site_packages(platform, packages))
+    size = ["--size", str(disk_bytes)] if disk_bytes else []
     cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if run_uid is None:
         cmd += ["--unshare-user", "--disable-userns"]
     else:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    # bwrap would make /etc 0700 (root's) when it creates it for a bind below: unreachable for
+    # the learner's uid. Made first, world-readable.
+    cmd += ["--perms", "0755", "--dir", "/etc"]
     for path in SYSTEM_RO:
         if os.path.exists(path):
             cmd += ["--ro-bind", path, path]
@@ -73,16 +108,26 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
             cmd += ["--ro-bind", f"/{name}", f"/{name}"]
     # The private /tmp comes before the interpreter's binds: a venv that lives under /tmp (a
     # checkout in /tmp, as CI may make) must be bound on top of it, not hidden by it.
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    made: set[str] = {"/tmp"}
-    for root in python_roots(python):
-        for parent in _parents(root + "/x"):
-            if parent not in made and parent != root:
-                made.add(parent)
-                cmd += ["--perms", "0755", "--dir", parent]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp"]
+    made: set[str] = {"/tmp", "/etc"}
+    roots = python_roots(python, view)
+    bound = ["/usr"]
+    for root in roots:  # sorted: a root inside another one needs no parents made
+        cmd += _make_parents(root, made, bound)
         cmd += ["--ro-bind", root, root]
-    cmd += ["--perms", "0755", "--dir", str(Path(WORK).parent),
-            "--bind", str(workdir), WORK, "--perms", "0755", "--dir", GRADER,
+        bound.append(root)
+    for site in view.hidden_sites(bound):
+        cmd += _make_parents(site, made, bound)
+    cmd += view.bwrap_args(bound)
+    cmd += ["--perms", "0755", "--dir", str(Path(WORK).parent)]
+    if workdir is not None:
+        cmd += ["--bind", str(workdir), WORK]
+    else:
+        if main_fd is None:
+            raise ValueError("a run without a host workdir needs main_fd (main.py's source)")
+        cmd += ["--perms", "1777", *size, "--tmpfs", WORK,
+                "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
+    cmd += ["--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
     if zygote is not None:
         cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py"]
@@ -92,6 +137,8 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
                 cmd += ["--dev-bind", dev, dev]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
+    if seccomp_fd is not None:
+        cmd += ["--seccomp", str(seccomp_fd)]
     if run_uid is not None:
         cmd += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={run_uid}",
                 f"--regid={run_uid}", "--clear-groups", "--inh-caps=-all",

@@ -14,6 +14,8 @@ The run's CPU time is its cgroup's CPU accounting (bwrap's own rusage misses its
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import logging
 import os
@@ -29,6 +31,9 @@ from grader_worker.limits import Limits
 from grader_worker.sandbox import bwrap, cgroups
 
 logger = logging.getLogger(__name__)
+
+PR_SET_CHILD_SUBREAPER = 36
+_adopting = False
 
 # Join each cgroup named before "--" (as root, before any privilege drop), then exec the rest.
 WRAPPER = ('for f in "$@"; do case "$f" in --) break;; esac; echo $$ > "$f"; shift; done; '
@@ -77,9 +82,11 @@ def _prlimit_args(limits: Limits) -> list[str]:
 
 
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
-        excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-") -> RunOutcome:
+        excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-",
+        pass_fds: tuple[int, ...] = ()) -> RunOutcome:
     """Run ``make_cmd(values_fd)`` (a bwrap command) under ``limits``; never raises for anything
-    the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree.
+    the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree;
+    ``pass_fds`` are inherited too (what bwrap reads: main.py, the seccomp program).
 
     stdout and stderr are read together up to ``limits.output_bytes`` (the run is killed past
     it); the values pipe (fd 3 inside) up to ``limits.values_bytes``. The run's cgroup is
@@ -109,7 +116,7 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     try:
         proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(write_fd, status_write), start_new_session=True, close_fds=True,
+            pass_fds=(write_fd, status_write, *pass_fds), start_new_session=True, close_fds=True,
             preexec_fn=None, env={"PATH": "/usr/bin:/bin"},
         )
     finally:
@@ -128,8 +135,9 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     finally:
         os.close(read_fd)
         os.close(status_read)
-        _kill_tree(proc)
+        _kill_tree(proc, group)
         out.returncode = proc.wait()
+        reap_sandbox_orphans()
         out.wall_s = time.monotonic() - start
         if group is not None:
             out.oom_killed = group.oom_killed()
@@ -201,8 +209,15 @@ def pump(fds: dict[str, int], limits: Limits, out: RunOutcome, deadline: float,
     out.status = bytes(buffers["status"])
 
 
-def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the run's session (bwrap is pid 1 of its namespace: everything inside dies)."""
+def _kill_tree(proc: subprocess.Popen[bytes], group: cgroups.RunCgroup | None = None) -> None:
+    """SIGKILL the run: first everything in its cgroup but bwrap itself, which then reaps its
+    pid namespace's init and exits (killed first, bwrap would orphan that init: a zombie of the
+    host's init, or of this worker when it is pid 1 of a container, where none reaps it); then
+    bwrap's session, whatever is still there."""
+    if proc.poll() is None and group is not None:
+        group.kill_all(keep=frozenset({proc.pid}))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -211,3 +226,37 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+def adopt_orphans(on: bool = True) -> None:
+    """Make this process the reaper of its descendants' orphans (as pid 1 of a container it
+    already is). bwrap's outer process may exit, once its pid namespace's init has reported the
+    exit status, before it reaps that init: orphaned, the init stays a zombie of whoever adopts
+    it, one per run. The worker adopts them and ``reap_sandbox_orphans`` reaps them."""
+    global _adopting
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0:
+        _adopting = on
+
+
+def reap_sandbox_orphans() -> int:
+    """Reap each zombie child of ours that lived in a nested pid namespace (an orphaned
+    sandbox init): never a child this process started itself, whose exit status a
+    ``subprocess.Popen`` must read. Returns how many were reaped."""
+    if not (_adopting or os.getpid() == 1):
+        return 0
+    me, reaped = os.getpid(), 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        except OSError:
+            continue
+        nested = len(fields.get("NSpid", "").split()) > 1
+        if fields.get("State", "").split()[:1] == ["Z"] and nested and \
+                int(fields.get("PPid", "0")) == me:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(entry.name), os.WNOHANG)
+                reaped += 1
+    return reaped

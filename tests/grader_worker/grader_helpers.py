@@ -7,6 +7,7 @@ from pathlib import Path
 
 from grader_worker.limits import Limits
 from grading_contract.job import Job
+from grading_contract.result import GradingResult
 
 HERE = Path(__file__).parent
 FIXTURE_CHECKS = HERE / "fixtures" / "checks.py"
@@ -17,6 +18,58 @@ CANARY = "pathways-canary-7d1f0c"
 # import on a loaded 2-core CI machine can take 10 s of wall time, but little CPU time).
 CORPUS_LIMITS = Limits(wall_s=30, cpu_s=5, memory_mb=1024, data_mb=768, pids=128,
                        output_bytes=64 * 1024)
+
+
+CORPUS = sorted((HERE / "hostile").glob("*.py"))
+TRUSTED_CPU_S = 2.0
+"""Thread CPU seconds the trusted process may spend on one job, whatever the program did
+(today's figures are ~0.1 s; cleaning up after a learner once cost 7-14 s)."""
+
+
+def expected(path: Path) -> set[str]:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name}: first line must be '# expect: ...'"
+    return set(first.removeprefix("# expect: ").split())
+
+
+def grade_corpus(runner, secret_dir: Path, paths: list[Path] = CORPUS,  # noqa: ANN001
+                 workers: int = 3) -> dict[str, tuple[GradingResult, float]]:
+    """Grade each hostile program, ``workers`` at a time, with a canary in the worker's
+    environment: file name -> (result, CPU seconds the grading thread spent)."""
+    import os
+    import resource
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader_worker.grading import grade
+
+    def one(path: Path) -> tuple[str, tuple[GradingResult, float]]:
+        source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
+                  .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
+        before = resource.getrusage(resource.RUSAGE_THREAD)
+        result = grade(make_job(source, submission_id=path.stem), runner=runner,
+                       checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        after = resource.getrusage(resource.RUSAGE_THREAD)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return path.name, (result, cpu)
+
+    os.environ["PATHWAYS_CANARY_SECRET"] = CANARY
+    os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/learner-chosen"
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return dict(pool.map(one, paths))
+    finally:
+        del os.environ["PATHWAYS_CANARY_SECRET"], os.environ["XLA_FLAGS"]
+
+
+def assert_clear_failure(path: Path, result: GradingResult) -> None:
+    """The corpus's contract: the expected outcome, feedback, no points, no canary."""
+    assert result.outcome in expected(path), (path.name, result.outcome, result.feedback,
+                                              result.stderr)
+    assert result.score < result.max_score == 3.0
+    assert result.feedback, "every outcome carries feedback"
+    assert CANARY not in result.stdout + result.stderr + result.feedback
+    if result.outcome != "graded":
+        assert result.score == 0.0
 
 
 def make_job(source: str, exercise_id: str = "test.exercise.mask-tail",

@@ -2,53 +2,55 @@
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
+from grader_helpers import (
+    CORPUS,
+    CORPUS_LIMITS,
+    FIXTURE_CHECKS,
+    GOOD,
+    TRUSTED_CPU_S,
+    assert_clear_failure,
+    grade_corpus,
+    make_job,
+)
 
 from grader_worker.grading import grade
 from grading_contract.result import GradingResult
 
-CORPUS = sorted((HERE / "hostile").glob("*.py"))
 
-
-def expected(path: Path) -> set[str]:
-    first = path.read_text().splitlines()[0]
-    assert first.startswith("# expect: "), f"{path.name}: first line must be '# expect: ...'"
-    return set(first.removeprefix("# expect: ").split())
+@pytest.fixture(scope="module")
+def corpus(runner, secret_dir) -> dict[str, tuple[GradingResult, float]]:
+    """The whole corpus, 3 runs at a time, with the trusted thread's CPU per job."""
+    return grade_corpus(runner, secret_dir)
 
 
 @pytest.fixture(scope="module")
-def graded(runner, secret_dir) -> dict[str, GradingResult]:
-    """Grade the whole corpus, 3 runs at a time, with a canary in the worker's environment."""
-    os.environ["PATHWAYS_CANARY_SECRET"] = CANARY
-    os.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/learner-chosen"
-    try:
-        def one(path: Path) -> tuple[str, GradingResult]:
-            source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
-                      .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
-            job = make_job(source, submission_id=path.stem)
-            return path.name, grade(job, runner=runner, checks_for=lambda _: FIXTURE_CHECKS,
-                                    ceiling=CORPUS_LIMITS)
-
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            return dict(pool.map(one, CORPUS))
-    finally:
-        del os.environ["PATHWAYS_CANARY_SECRET"], os.environ["XLA_FLAGS"]
+def graded(corpus) -> dict[str, GradingResult]:
+    return {name: result for name, (result, _) in corpus.items()}
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_hostile_submission_is_a_clear_failure(path: Path, graded) -> None:
-    result = graded[path.name]
-    assert result.outcome in expected(path), (result.outcome, result.feedback, result.stderr)
-    assert result.score < result.max_score == 3.0
-    assert result.feedback, "every outcome carries feedback"
-    assert CANARY not in result.stdout + result.stderr + result.feedback
-    if result.outcome != "graded":
-        assert result.score == 0.0
+    assert_clear_failure(path, graded[path.name])
+
+
+def test_trusted_process_spends_little_cpu_on_any_job(corpus) -> None:
+    """Nothing a program leaves behind (100k directories, a 20k-deep tree) costs the worker."""
+    spent = {name: round(cpu, 2) for name, (_, cpu) in corpus.items()}
+    assert max(spent.values()) < TRUSTED_CPU_S, spent
+
+
+def test_no_run_leaves_anything_on_the_host(corpus, runner) -> None:
+    assert list(runner.base.iterdir()) == []
+
+
+def test_refused_system_calls_and_a_full_disk_say_what_happened(graded) -> None:
+    for name in ("unshare_namespace.py", "no_aslr.py", "ptrace_pid1.py"):
+        assert "system call" in graded[name].feedback, (name, graded[name].feedback)
+    assert "disk" in graded["fill_disk.py"].feedback, graded["fill_disk.py"].feedback
+    assert "No space left" in graded["fill_disk.py"].stderr
 
 
 def test_sandbox_environment_is_cleared(graded) -> None:

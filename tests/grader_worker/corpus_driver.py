@@ -1,0 +1,54 @@
+"""Grade the hostile corpus in this interpreter and print one JSON report on stdout.
+
+Run by test_deployed_sandbox.py as a deployment runs the worker: from a wheel install (the
+course, hidden checks included, in site-packages), as root or as an unprivileged user. Not a
+test module: it runs outside pytest, under whichever interpreter and uid the test chose.
+
+    python corpus_driver.py SECRET_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from pathlib import Path
+
+from grader_helpers import CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, grade_corpus, make_job
+
+import grader_worker
+from course.checks import HARNESS_PATH
+from grader_worker.config import load_config
+from grader_worker.grading import grade
+from grader_worker.runner import SandboxRunner
+
+
+def main() -> int:
+    secret_dir = Path(sys.argv[1])
+    runner = SandboxRunner(load_config(), HARNESS_PATH)
+    try:
+        corpus = grade_corpus(runner, secret_dir, workers=2)
+        good = grade(make_job(GOOD.read_text(), submission_id="good"), runner=runner,
+                     checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        left = sorted(p.name for p in runner.base.iterdir())
+    finally:
+        runner.close()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({
+        "results": {name: {**result.to_dict(), "trusted_cpu_s": cpu}
+                    for name, (result, cpu) in corpus.items()},
+        "good": good.to_dict(),
+        "left_in_base": left,
+        "base_removed": not runner.base.exists(),
+        "maxrss_mb": usage.ru_maxrss / 1024,
+        "uid": os.getuid(),
+        "run_uid": runner.run_uid,
+        "grader_worker": grader_worker.__file__,
+        "harness": str(HARNESS_PATH),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
