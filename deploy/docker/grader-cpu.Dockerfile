@@ -13,6 +13,7 @@ RUN pip install -r requirements-cpu.txt
 COPY pyproject.toml README.md ./
 COPY pathways ./pathways
 COPY course ./course
+COPY grading_contract ./grading_contract
 COPY grader_worker ./grader_worker
 # The package list in pyproject names the service too; the grader never imports it, so
 # only the grader's code is copied and installed (setuptools skips missing packages).

@@ -17,6 +17,7 @@ RUN pip install -r requirements-cpu.txt \
 COPY pyproject.toml README.md ./
 COPY pathways ./pathways
 COPY course ./course
+COPY grading_contract ./grading_contract
 COPY grader_worker ./grader_worker
 RUN pip install --no-deps . && pathways --help >/dev/null
 USER pathways

@@ -10,6 +10,7 @@ RUN pip install -r requirements-cpu.txt
 COPY pyproject.toml README.md ./
 COPY pathways ./pathways
 COPY course ./course
+COPY grading_contract ./grading_contract
 COPY lti_service ./lti_service
 COPY grader_worker ./grader_worker
 COPY deploy/gunicorn.conf.py ./deploy/gunicorn.conf.py
