@@ -59,7 +59,9 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
     cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if run_uid is None:
-        cmd += ["--unshare-user", "--disable-userns"]
+        # The warm parent makes one user namespace of its own (sandbox/zygote.py); its runs
+        # are then refused more by the seccomp filter.
+        cmd += ["--unshare-user"] if zygote is not None else ["--unshare-user", "--disable-userns"]
     else:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     for path in SYSTEM_RO:
@@ -85,7 +87,8 @@ def command(*, python: str, workdir: Path, harness: Path, argv: list[str], env: 
             "--bind", str(workdir), WORK, "--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
     if zygote is not None:
-        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py"]
+        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py",
+                "--ro-bind", str(zygote.with_name("seccomp.py")), f"{GRADER}/seccomp.py"]
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
