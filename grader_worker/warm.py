@@ -43,6 +43,7 @@ ZYGOTE_MEMORY_MB = 768  # the imported JAX the zygote holds, on top of a run's l
 ZYGOTE_PIDS = 64
 START_TIMEOUT_S = 120.0  # importing JAX on a loaded machine
 REPLY_TIMEOUT_S = 10.0  # a fork, or the status once the run's processes are killed
+PING_TIMEOUT_S = 5.0  # a responsive zygote answers in a millisecond; a stopped one never
 MAX_LINE = 4096
 RUN_INODES = 16384
 
@@ -72,7 +73,7 @@ class Zygote:
 
     def _start(self, leaf: cgroups.RunCgroup) -> tuple[subprocess.Popen[bytes], socket.socket]:
         runner = self.runner
-        ours, theirs = socket.socketpair()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # framed
         theirs.set_inheritable(True)
         argv = [str(theirs.fileno())]
         if runner.run_uid is not None:
@@ -151,7 +152,7 @@ class Zygote:
         return message
 
     def healthy(self) -> bool:
-        """Running, and no process of the zygote stopped, traced, dead or gone."""
+        """Running, no process of the zygote stopped, traced, dead or gone, and it answers."""
         if self.proc.poll() is not None:
             return False
         for pid in self.keep:
@@ -161,7 +162,15 @@ class Zygote:
                 return False
             if stat.rpartition(")")[2].split()[0] not in ("R", "S", "D"):
                 return False
-        return not self.broken
+        if self.broken:
+            return False
+        ping = uuid.uuid4().hex
+        try:
+            self.control.sendall(json.dumps({"ping": ping}).encode())
+            self._reply(ping, {"pong": bool}, time.monotonic() + PING_TIMEOUT_S)
+        except (ProtocolError, OSError):
+            return False
+        return True
 
     def close(self) -> None:
         """Kill the zygote and everything in its cgroup; remove its files."""

@@ -17,12 +17,14 @@ Why each run is as isolated as a cold one: at start the zygote makes its own use
 - program (pid 2): no capabilities, its rlimits, the seccomp filter, then the harness. It ends
   as an interpreter does (joins non-daemon threads, runs atexit), so outcomes match cold runs.
 
-Control protocol on the inherited socket (fd argv[1]), one JSON object per line, each reply
-tagged with the request's run id: hello {"userns": pid} (the worker may write the id maps, then
-answers {"mapped": true}), {"ready": true}; per run the worker sends {"run", "names",
-"rlimits", "tmpfs_mb", "inodes"} with five descriptors (stdout, stderr, values, go, source);
-the zygote answers {"run", "pid"} once setup exists (it waits for one byte on "go", sent once
-the worker has put it in the run's cgroup), then {"run", "status", "started"}.
+Control protocol on the inherited SOCK_SEQPACKET socket (fd argv[1]), one JSON object per
+packet, each reply tagged with the id it answers: hello {"userns": pid} (the worker, as root,
+writes the id maps and answers {"mapped": true}), then {"ready": true}. {"ping": id} is
+answered {"run": id, "pong": true}. A run: {"run", "names", "rlimits", "tmpfs_mb", "inodes"}
+with five descriptors (stdout, stderr, values, go, source) is answered {"run", "pid"} once its
+setup process exists (it waits for one byte on "go", sent once the worker has put it in the
+run's cgroup), then {"run", "status", "started"} ("started": the run's init was set up, so how
+it ended is the program's doing).
 """
 
 from __future__ import annotations
@@ -115,7 +117,8 @@ def _program(request: dict, fds: dict[str, int], harness, seccomp) -> None:  # n
         os._exit(code)
 
 
-def _init(request: dict, fds: dict[str, int], harness, seccomp, init_uid: int | None) -> None:  # noqa: ANN001
+def _init(request: dict, fds: dict[str, int], started: int, harness, seccomp,  # noqa: ANN001
+          init_uid: int | None) -> None:
     """pid 1 of the run's PID namespace: start the program, reap, relay. Never returns."""
     code = SETUP_FAILED
     try:
@@ -123,6 +126,8 @@ def _init(request: dict, fds: dict[str, int], harness, seccomp, init_uid: int | 
         if init_uid is not None:  # another uid: the program may not signal its init
             os.setresgid(init_uid, init_uid, init_uid)
             os.setresuid(init_uid, init_uid, init_uid)
+        os.write(started, b"1")  # from here on, how the run ends is the program's doing
+        os.close(started)
         program = os.fork()
         if program == 0:
             if init_uid is not None:
@@ -164,11 +169,10 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
         _mount_tmpfs(HOME, "0700", size, inodes)
         with open(f"{HOME}/main.py", "wb") as handle:
             handle.write(text)
-        os.write(started, b"1")
-        os.close(started)
         init = os.fork()
         if init == 0:
-            _init(request, fds, harness, seccomp, init_uid)
+            _init(request, fds, started, harness, seccomp, init_uid)
+        os.close(started)
         for fd in fds.values():
             os.close(fd)
         _, status = os.waitpid(init, 0)
@@ -222,6 +226,9 @@ def main() -> int:
         if not message:
             return 0
         request = json.loads(message)
+        if "ping" in request:  # the worker's check, before a job, that we are responsive
+            _send(control, run=request["ping"], pong=True)
+            continue
         fds = dict(zip(("stdout", "stderr", "values", "go", "source"), received, strict=True))
         read_started, started = os.pipe()
         pid = os.fork()

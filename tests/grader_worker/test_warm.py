@@ -3,6 +3,10 @@ run (files, processes) survives into the next run of the same warm parent."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import signal
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +16,7 @@ from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.result import GradingResult
+from grader_worker.runner import SandboxRunner
 from grader_worker.warm import WarmRunner
 
 LEAVE_BEHIND = """
@@ -75,3 +80,150 @@ def test_hostile_runs_fail_clearly_and_the_next_run_works(warm: WarmRunner, name
     assert result.score == 0.0
     after = _grade(warm, GOOD.read_text())
     assert after.outcome == "graded" and after.score == 3.0, (after.feedback, after.stderr)
+
+
+def _run_uid_processes(runner: WarmRunner) -> set[int]:
+    """This test's descendants running as a run uid (program or init) that are not a live
+    zygote's own (other engineers' sandboxes on this machine use the same uid)."""
+    uids = {str(runner.config.run_uid), str(runner.config.run_uid - 1)}
+    keep = {pid for z in runner._all for pid in z.keep}
+    parent: dict[int, int] = {}
+    uid: dict[int, str] = {}
+    for entry in (e for e in os.listdir("/proc") if e.isdigit()):
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields["PPid"])
+        uid[int(entry)] = fields["Uid"].split()[0]
+    found = set()
+    for pid, real in uid.items():
+        ancestor = pid
+        while ancestor > 1 and ancestor != os.getpid():
+            ancestor = parent.get(ancestor, 0)
+        if ancestor == os.getpid() and real in uids and pid not in keep:
+            found.add(pid)
+    return found
+
+
+def _assert_clean(runner: WarmRunner) -> None:
+    """No process of a run left, no file in a zygote's home, no run cgroup left."""
+    deadline = time.monotonic() + 5
+    while _run_uid_processes(runner) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _run_uid_processes(runner)
+    for z in runner._all:
+        assert not list(z.home.iterdir())
+        assert {d.name for parent in z.group.dirs for d in parent.iterdir() if d.is_dir()} == {
+            "zygote"}
+
+
+SHM_FILL = """
+import ctypes, mmap
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.restype = ctypes.c_int
+made = 0
+while made < 4096 and libc.shmget(0x5057 + made, 64 << 20, 0o1600) >= 0:  # IPC_CREAT | 0600
+    made += 1
+assert made > 0
+"""
+
+SHM_LOOK = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.shmget(0x5057, 0, 0) == -1, "run A's segment is visible"
+assert libc.shmget(0x7057, 1 << 20, 0o1600) >= 0, "no SysV shm left for this run"
+"""
+
+
+def test_sysv_shm_does_not_cross_runs(warm: WarmRunner) -> None:
+    filled = _grade(warm, SHM_FILL + GOOD.read_text())
+    assert filled.outcome == "graded", (filled.feedback, filled.stderr)
+    looked = _grade(warm, SHM_LOOK + GOOD.read_text())
+    assert (looked.outcome, looked.score) == ("graded", 3.0), (looked.feedback, looked.stderr)
+    _assert_clean(warm)
+
+
+def test_a_run_is_confined_like_a_cold_one(warm: WarmRunner) -> None:
+    """Own PID namespace (the program is pid 2), no capability, the seccomp filter on."""
+    probe = ("import os\nstatus = open('/proc/self/status').read()\n"
+             "assert os.getpid() == 2, os.getpid()\n"
+             "assert 'CapEff:\\t0000000000000000' in status, status\n"
+             "assert 'Seccomp:\\t2' in status, status\n")
+    result = _grade(warm, probe + GOOD.read_text())
+    assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
+
+
+STOP_EVERYONE = """
+import os, signal
+# /proc is the warm sandbox's (host-side numbers); kill() takes this run's own numbers.
+me = {os.readlink("/proc/self"), str(os.getpid())}
+for pid in (p for p in os.listdir("/proc") if p.isdigit() and p not in me):
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        try:
+            os.kill(int(pid), sig)
+        except OSError:
+            pass
+"""
+
+
+def test_a_run_cannot_stop_or_kill_the_warm_parent(warm: WarmRunner) -> None:
+    _grade(warm, GOOD.read_text())
+    before = list(warm._all)
+    result = _grade(warm, STOP_EVERYONE + GOOD.read_text())
+    assert result.outcome in {"graded", "sandbox_violation"}, (result.feedback, result.stderr)
+    after = _grade(warm, GOOD.read_text())
+    assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
+    assert warm._all == before and all(z.healthy() for z in before), "the same zygote serves"
+    _assert_clean(warm)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGSTOP, signal.SIGKILL])
+def test_a_stopped_or_dead_parent_is_replaced_before_the_next_job(warm: WarmRunner,
+                                                                 sig: int) -> None:
+    _grade(warm, GOOD.read_text())
+    [old] = warm._all
+    target = max(old.keep)  # the zygote itself (bwrap's processes come first)
+    os.kill(target, sig)
+    result = _grade(warm, GOOD.read_text())
+    assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
+    assert warm._all and warm._all[0] is not old
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in old.keep), "old zygote gone"
+    _assert_clean(warm)
+
+
+def test_an_out_of_step_reply_replaces_the_parent(warm: WarmRunner) -> None:
+    """A late status line of an earlier run is never read as this run's reply."""
+    _grade(warm, GOOD.read_text())
+    [old] = warm._all
+    replaced = warm.replaced
+    old.buffer = b'{"run": "an-earlier-run", "status": 0, "started": true}\n'
+    after = _grade(warm, GOOD.read_text())
+    assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
+    assert old not in warm._all and warm.replaced == replaced + 1
+    assert old.proc.poll() is not None, "the old zygote was killed"
+    _assert_clean(warm)
+
+
+def test_a_run_gets_its_jobs_memory_not_the_warm_cgroup(warm: WarmRunner) -> None:
+    source = "import numpy as np\nbig = np.ones(60_000_000)\n" + GOOD.read_text()
+    job = make_job(source)
+    job = dataclasses.replace(job, limits={"memory_mb": 256})
+    result = grade(job, runner=warm, checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+    assert result.outcome == "memory_limit", (result.outcome, result.feedback, result.stderr)
+    _assert_clean(warm)
+
+
+LINGERING_THREAD = ("import threading, time\n"
+                    "threading.Thread(target=time.sleep, args=(600,)).start()\n")
+
+
+def test_a_thread_that_outlives_main_is_a_timeout_cold_and_warm(warm: WarmRunner,
+                                                               runner: SandboxRunner) -> None:
+    job = dataclasses.replace(make_job(LINGERING_THREAD + GOOD.read_text()),
+                              limits={"wall_s": 8})
+    outcomes = [grade(job, runner=r, checks_for=lambda _: FIXTURE_CHECKS,
+                      ceiling=CORPUS_LIMITS).outcome for r in (runner, warm)]
+    assert outcomes == ["timeout", "timeout"]
+    _assert_clean(warm)
