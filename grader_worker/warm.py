@@ -242,6 +242,7 @@ class Zygote:
                                          + out.stderr.decode(errors="replace")[-500:])
             out.timed_out = out.timed_out or status["late"]
             out.returncode = status["status"]
+            out.cpu_s = status["cpu_s"]
         finally:
             if go_write >= 0:
                 os.close(go_write)
@@ -255,7 +256,7 @@ class Zygote:
     def _wait_status(self, run: str, group: cgroups.RunCgroup, status: dict[str, Any],
                      deadline: float) -> None:
         """The run's status by its deadline; past it, kill the run and allow a short grace."""
-        fields = {"status": int, "started": bool}
+        fields = {"status": int, "started": bool, "cpu_s": float}
         try:
             try:
                 status.update(self._reply(run, fields, deadline), late=False)

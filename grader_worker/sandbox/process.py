@@ -44,6 +44,8 @@ class RunOutcome:
     oom_killed: bool = False
     cgroup_version: int = 0
     wall_s: float = 0.0
+    cpu_s: float | None = None
+    """CPU seconds of the run's processes (None when not measured)."""
     notes: list[str] = field(default_factory=list)
 
     @property

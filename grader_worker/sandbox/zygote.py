@@ -23,8 +23,8 @@ writes the id maps and answers {"mapped": true}), then {"ready": true}. {"ping":
 answered {"run": id, "pong": true}. A run: {"run", "names", "rlimits", "tmpfs_mb", "inodes"}
 with five descriptors (stdout, stderr, values, go, source) is answered {"run", "pid"} once its
 setup process exists (it waits for one byte on "go", sent once the worker has put it in the
-run's cgroup), then {"run", "status", "started"} ("started": the run's init was set up, so how
-it ended is the program's doing).
+run's cgroup), then {"run", "status", "started", "cpu_s"} ("started": the run's init was set
+up, so how it ended is the program's doing; "cpu_s": CPU time of the run's reaped processes).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import importlib.util
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import threading
@@ -128,8 +129,10 @@ def _init(request: dict, fds: dict[str, int], started: int, harness, seccomp,  #
             os.setresuid(init_uid, init_uid, init_uid)
         os.write(started, b"1")  # from here on, how the run ends is the program's doing
         os.close(started)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # an init ignores what it does not handle
         program = os.fork()
         if program == 0:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # as any interpreter
             if init_uid is not None:
                 os.setresgid(gid, gid, gid)
                 os.setresuid(uid, uid, uid)
@@ -240,10 +243,11 @@ def main() -> int:
         for fd in fds.values():
             os.close(fd)
         _send(control, run=request["run"], pid=pid)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)  # usage: the run's processes that were reaped
         ran = os.read(read_started, 1) == b"1"
         os.close(read_started)
-        _send(control, run=request["run"], status=_relay(status), started=ran)
+        _send(control, run=request["run"], status=_relay(status), started=ran,
+              cpu_s=round(usage.ru_utime + usage.ru_stime, 3))
 
 
 if __name__ == "__main__":

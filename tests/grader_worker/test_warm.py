@@ -227,3 +227,25 @@ def test_a_thread_that_outlives_main_is_a_timeout_cold_and_warm(warm: WarmRunner
                       ceiling=CORPUS_LIMITS).outcome for r in (runner, warm)]
     assert outcomes == ["timeout", "timeout"]
     _assert_clean(warm)
+
+
+IGNORE_SIGXCPU = ("import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+                  "while True:\n    pass\n")
+
+
+def test_a_hard_cpu_limit_kill_is_graded_alike_cold_and_warm(warm: WarmRunner,
+                                                            runner: SandboxRunner) -> None:
+    """A program that ignores SIGXCPU is SIGKILLed at the hard CPU limit, in both modes."""
+    job = dataclasses.replace(make_job(IGNORE_SIGXCPU), limits={"cpu_s": 2, "wall_s": 20})
+    cold, hot = (grade(job, runner=r, checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+                 for r in (runner, warm))
+    assert cold.outcome == hot.outcome and hot.outcome != "graded", (cold.feedback, hot.feedback)
+    assert hot.timings.run_s < 15, "the CPU limit, not the wall clock, ended it"
+    _assert_clean(warm)
+
+
+def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
+    spin = ("import time\nend = time.process_time() + 1.0\n"
+            "while time.process_time() < end:\n    pass\n")
+    out = warm.run(spin, (), CORPUS_LIMITS)
+    assert out.returncode == 0 and out.cpu_s is not None and out.cpu_s >= 1.0, out
