@@ -8,9 +8,11 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
-from grader_helpers import CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
+from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
@@ -249,3 +251,48 @@ def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
             "while time.process_time() < end:\n    pass\n")
     out = warm.run(spin, (), CORPUS_LIMITS)
     assert out.returncode == 0 and out.cpu_s is not None and out.cpu_s >= 1.0, out
+
+
+CORPUS = sorted((HERE / "hostile").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def warm_corpus(secret_dir: Path) -> Iterator[tuple[WarmRunner, dict[str, GradingResult]]]:
+    """The whole hostile corpus through a warm runner of its own, 3 zygotes (threads) at once,
+    each followed by a good job from the same zygote."""
+    r = WarmRunner(load_config({"PATHWAYS_VAR_DIR": "var"}), HARNESS_PATH,
+                   ceiling=CORPUS_LIMITS)
+
+    def one(path: Path) -> list[tuple[str, GradingResult]]:
+        source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
+                  .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
+        hostile = grade(make_job(source, submission_id=path.stem), runner=r,
+                        checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        return [(path.name, hostile), (f"after {path.name}", _grade(r, GOOD.read_text()))]
+
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            yield r, {k: v for pair in pool.map(one, CORPUS) for k, v in pair}
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_warm_hostile_submission_is_a_clear_failure_and_the_next_job_scores(
+        path: Path, warm_corpus: tuple[WarmRunner, dict[str, GradingResult]]) -> None:
+    _, graded = warm_corpus
+    result = graded[path.name]
+    first = path.read_text().splitlines()[0]
+    assert result.outcome in set(first.removeprefix("# expect: ").split()), (
+        result.outcome, result.feedback, result.stderr)
+    assert result.score < result.max_score == 3.0 and result.feedback
+    assert CANARY not in result.stdout + result.stderr + result.feedback
+    after = graded[f"after {path.name}"]
+    assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
+
+
+def test_warm_corpus_leaves_nothing_behind(
+        warm_corpus: tuple[WarmRunner, dict[str, GradingResult]]) -> None:
+    runner, _ = warm_corpus
+    assert 1 <= len(runner._all) <= 3 and runner.replaced == 0, "no zygote was harmed"
+    _assert_clean(runner)
