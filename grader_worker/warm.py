@@ -45,7 +45,14 @@ START_TIMEOUT_S = 120.0  # importing JAX on a loaded machine
 REPLY_TIMEOUT_S = 10.0  # a fork, or the status once the run's processes are killed
 PING_TIMEOUT_S = 5.0  # a responsive zygote answers in a millisecond; a stopped one never
 MAX_LINE = 4096
-RUN_INODES = 16384
+RUN_INODES = 262144  # more than a cold run needs for 100k directories; each costs the run memory
+
+
+def disk_mb(limits: Limits) -> int:
+    """Size of each of a run's tmpfs (home, /tmp). Their pages are the run's memory, so the
+    job's memory limit bounds them together; a smaller disk limit, where the job has one,
+    belongs here."""
+    return limits.memory_mb
 
 
 class ProtocolError(Exception):
@@ -196,7 +203,7 @@ class Zygote:
         source_fd = os.memfd_create("main.py")
         os.write(source_fd, source.encode("utf-8"))
         os.lseek(source_fd, 0, os.SEEK_SET)
-        request = {"run": run_id, "names": list(names), "tmpfs_mb": limits.memory_mb,
+        request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
                    "inodes": RUN_INODES, "rlimits": {
                        "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
                        "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
