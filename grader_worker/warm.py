@@ -65,15 +65,23 @@ class Zygote:
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
         self.buffer = b""
         self.broken = False
-        self.group = cgroups.create(f"pathways-warm-{uuid.uuid4().hex[:12]}",
-                                    memory_bytes=(ceiling.memory_mb + ZYGOTE_MEMORY_MB) * MB,
-                                    pids=ceiling.pids + ZYGOTE_PIDS,
-                                    root=runner.config.cgroup_root)
+        try:
+            self.group = cgroups.create(f"pathways-warm-{uuid.uuid4().hex[:12]}",
+                                        memory_bytes=(ceiling.memory_mb + ZYGOTE_MEMORY_MB) * MB,
+                                        pids=ceiling.pids + ZYGOTE_PIDS,
+                                        root=runner.config.cgroup_root)
+        except OSError as exc:
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise SandboxUnavailable(
+                f"the warm runner needs cgroups it can create ({exc}): run the worker as root "
+                "or give it a delegated cgroup (PATHWAYS_GRADER_CGROUP_ROOT), or unset "
+                "PATHWAYS_GRADER_WARM") from exc
         try:
             self.leaf = leaf = self.group.child("zygote", memory_bytes=ZYGOTE_MEMORY_MB * MB,
                                     pids=ZYGOTE_PIDS)
             self.proc, self.control = self._start(leaf)
             self.keep = frozenset(leaf.pids())
+            self.zygote_pid = _leaf_process(self.keep)
         except BaseException:
             self.close()
             raise
@@ -278,6 +286,19 @@ class Zygote:
             status["error"] = exc
         finally:
             group.kill_all()  # what the program left behind: its pipes reach EOF
+
+
+def _leaf_process(pids: frozenset[int]) -> int:
+    """The one process of ``pids`` that is no other's parent: the zygote under bwrap's two."""
+    parents = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text()
+            parents.add(int(status.split("\nPPid:")[1].split()[0]))
+    leaves = pids - parents
+    if len(leaves) != 1:
+        raise SandboxUnavailable(f"the warm sandbox has an unexpected shape: {sorted(pids)}")
+    return next(iter(leaves))
 
 
 class WarmRunner(SandboxRunner):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -186,12 +187,16 @@ def test_a_stopped_or_dead_parent_is_replaced_before_the_next_job(warm: WarmRunn
                                                                  sig: int) -> None:
     _grade(warm, GOOD.read_text())
     [old] = warm._all
-    target = max(old.keep)  # the zygote itself (bwrap's processes come first)
-    os.kill(target, sig)
+    os.kill(old.zygote_pid, sig)
     result = _grade(warm, GOOD.read_text())
     assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
     assert warm._all and warm._all[0] is not old
-    assert not any(os.path.exists(f"/proc/{pid}") for pid in old.keep), "old zygote gone"
+    deadline = time.monotonic() + 5
+    while any(os.path.exists(f"/proc/{pid}") for pid in old.keep) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = {pid: open(f"/proc/{pid}/stat").read() for pid in old.keep  # noqa: SIM115
+            if os.path.exists(f"/proc/{pid}")}
+    assert not left, f"old zygote's processes gone: {left}"
     _assert_clean(warm)
 
 
@@ -296,3 +301,21 @@ def test_warm_corpus_leaves_nothing_behind(
     runner, _ = warm_corpus
     assert 1 <= len(runner._all) <= 3 and runner.replaced == 0, "no zygote was harmed"
     _assert_clean(runner)
+
+
+def test_a_parent_that_dies_during_a_run_is_ours_and_replaced(warm: WarmRunner) -> None:
+    """The program cannot kill its warm parent; if it dies anyway (the OOM killer, an
+    operator), the run is an infrastructure error (retried, not charged) and the next job
+    gets a new parent."""
+    _grade(warm, GOOD.read_text())
+    [old] = warm._all
+    killer = threading.Timer(2, os.kill, (old.zygote_pid, signal.SIGKILL))
+    killer.start()  # the run is on this thread's zygote
+    lost = _grade(warm, "import time\ntime.sleep(20)\n")
+    killer.join()
+    assert lost.outcome == "infrastructure_error", (lost.outcome, lost.feedback)
+    assert lost.timings.run_s < 15, "noticed at once, not at the run's deadline"
+    after = _grade(warm, GOOD.read_text())
+    assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
+    assert old not in warm._all
+    _assert_clean(warm)
