@@ -43,12 +43,27 @@ for pid in (p for p in os.listdir("/proc") if p.isdigit()):
 """
 
 
-@pytest.fixture(scope="module")
-def warm() -> Iterator[WarmRunner]:
+_RUNNERS: list[WarmRunner] = []
+"""Every warm runner of this module that is open (their zygotes are expected processes)."""
+
+
+def _open_runner() -> WarmRunner:
     r = WarmRunner(load_config({"PATHWAYS_VAR_DIR": "var"}), HARNESS_PATH,
                    ceiling=CORPUS_LIMITS)
-    yield r
+    _RUNNERS.append(r)
+    return r
+
+
+def _close_runner(r: WarmRunner) -> None:
+    _RUNNERS.remove(r)
     r.close()
+
+
+@pytest.fixture(scope="module")
+def warm() -> Iterator[WarmRunner]:
+    r = _open_runner()
+    yield r
+    _close_runner(r)
 
 
 def _grade(runner: WarmRunner, source: str) -> GradingResult:
@@ -87,9 +102,10 @@ def test_hostile_runs_fail_clearly_and_the_next_run_works(warm: WarmRunner, name
 
 def _run_uid_processes(runner: WarmRunner) -> set[int]:
     """This test's descendants running as a run uid (program or init) that are not a live
-    zygote's own (other engineers' sandboxes on this machine use the same uid)."""
+    zygote's own, of any runner here (other engineers' sandboxes on this machine use the same
+    uid)."""
     uids = {str(runner.config.run_uid), str(runner.config.run_uid - 1)}
-    keep = {pid for z in runner._all for pid in z.keep}
+    keep = {pid for r in _RUNNERS for z in r._all for pid in z.keep}
     parent: dict[int, int] = {}
     uid: dict[int, str] = {}
     for entry in (e for e in os.listdir("/proc") if e.isdigit()):
@@ -265,8 +281,7 @@ CORPUS = sorted((HERE / "hostile").glob("*.py"))
 def warm_corpus(secret_dir: Path) -> Iterator[tuple[WarmRunner, dict[str, GradingResult]]]:
     """The whole hostile corpus through a warm runner of its own, 3 zygotes (threads) at once,
     each followed by a good job from the same zygote."""
-    r = WarmRunner(load_config({"PATHWAYS_VAR_DIR": "var"}), HARNESS_PATH,
-                   ceiling=CORPUS_LIMITS)
+    r = _open_runner()
 
     def one(path: Path) -> list[tuple[str, GradingResult]]:
         source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
@@ -279,7 +294,7 @@ def warm_corpus(secret_dir: Path) -> Iterator[tuple[WarmRunner, dict[str, Gradin
         with ThreadPoolExecutor(max_workers=3) as pool:
             yield r, {k: v for pair in pool.map(one, CORPUS) for k, v in pair}
     finally:
-        r.close()
+        _close_runner(r)
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
