@@ -60,6 +60,10 @@ class ProtocolError(Exception):
 
 
 class Zygote:
+    """One warm parent: its bwrap sandbox in a cgroup of its own (the zygote in a "zygote"
+    leaf, each run in a "run-…" leaf with the job's limits), and its control socket. Used by
+    one thread at a time: runs are sequential."""
+
     def __init__(self, runner: SandboxRunner, ceiling: Limits) -> None:
         self.runner = runner
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
@@ -77,10 +81,10 @@ class Zygote:
                 "or give it a delegated cgroup (PATHWAYS_GRADER_CGROUP_ROOT), or unset "
                 "PATHWAYS_GRADER_WARM") from exc
         try:
-            self.leaf = leaf = self.group.child("zygote", memory_bytes=ZYGOTE_MEMORY_MB * MB,
-                                    pids=ZYGOTE_PIDS)
-            self.proc, self.control = self._start(leaf)
-            self.keep = frozenset(leaf.pids())
+            self.leaf = self.group.child("zygote", memory_bytes=ZYGOTE_MEMORY_MB * MB,
+                                         pids=ZYGOTE_PIDS)
+            self.proc, self.control = self._start(self.leaf)
+            self.keep = frozenset(self.leaf.pids())
             self.zygote_pid = _leaf_process(self.keep)
         except BaseException:
             self.close()

@@ -161,9 +161,9 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
             return
         os.close(go)
         source = fds.pop("source")
-        text = b""
+        chunks = []
         while chunk := os.read(source, 1 << 20):
-            text += chunk
+            chunks.append(chunk)
         os.close(source)
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
         _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
@@ -171,7 +171,7 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
         _mount_tmpfs("/tmp", "1777", size, inodes)
         _mount_tmpfs(HOME, "0700", size, inodes)
         with open(f"{HOME}/main.py", "wb") as handle:
-            handle.write(text)
+            handle.write(b"".join(chunks))
         init = os.fork()
         if init == 0:
             _init(request, fds, started, harness, seccomp, init_uid)
