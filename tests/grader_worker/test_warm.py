@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import resource
 import signal
 import threading
 import time
@@ -275,6 +276,14 @@ def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
 
 
 CORPUS = sorted((HERE / "hostile").glob("*.py"))
+TRUSTED_CPU_S: dict[str, float] = {}
+"""CPU seconds the worker's thread spent on each hostile job (the sandbox's is not counted)."""
+TRUSTED_CPU_BOUND_S = 1.0
+
+
+def _thread_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_THREAD)
+    return usage.ru_utime + usage.ru_stime
 
 
 @pytest.fixture(scope="module")
@@ -286,8 +295,10 @@ def warm_corpus(secret_dir: Path) -> Iterator[tuple[WarmRunner, dict[str, Gradin
     def one(path: Path) -> list[tuple[str, GradingResult]]:
         source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
                   .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
+        before = _thread_cpu_s()
         hostile = grade(make_job(source, submission_id=path.stem), runner=r,
                         checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
+        TRUSTED_CPU_S[path.name] = _thread_cpu_s() - before
         return [(path.name, hostile), (f"after {path.name}", _grade(r, GOOD.read_text()))]
 
     try:
@@ -309,6 +320,7 @@ def test_warm_hostile_submission_is_a_clear_failure_and_the_next_job_scores(
     assert CANARY not in result.stdout + result.stderr + result.feedback
     after = graded[f"after {path.name}"]
     assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
+    assert TRUSTED_CPU_S[path.name] < TRUSTED_CPU_BOUND_S, TRUSTED_CPU_S[path.name]
 
 
 def test_warm_corpus_leaves_nothing_behind(
@@ -333,4 +345,31 @@ def test_a_parent_that_dies_during_a_run_is_ours_and_replaced(warm: WarmRunner) 
     after = _grade(warm, GOOD.read_text())
     assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
     assert old not in warm._all
+    _assert_clean(warm)
+
+
+MANY_DIRECTORIES = """
+import os
+for i in range(100_000):
+    os.mkdir(f"d{i}")
+for _ in range(20_000):
+    os.mkdir("n")
+    os.chdir("n")
+os.chdir("/home/learner")
+for i in range(0, 100, 10):
+    os.chmod(f"d{i}", 0)
+"""
+
+
+def test_a_run_directory_of_100k_directories_costs_the_worker_nothing(
+        warm: WarmRunner) -> None:
+    """The run's home and /tmp are tmpfs of its own mount namespace: they go with it, so the
+    worker never walks them (no seconds of CPU, no RecursionError, no residue)."""
+    before = _thread_cpu_s()
+    result = _grade(warm, MANY_DIRECTORIES + GOOD.read_text())
+    trusted = _thread_cpu_s() - before
+    assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
+    assert trusted < TRUSTED_CPU_BOUND_S, trusted
+    after = _grade(warm, GOOD.read_text())
+    assert (after.outcome, after.score) == ("graded", 3.0), (after.feedback, after.stderr)
     _assert_clean(warm)
