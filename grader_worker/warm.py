@@ -1,16 +1,18 @@
-"""The warm runner: one sandboxed zygote per worker thread forks a child per run.
+"""The warm runner: one sandboxed zygote per worker thread forks each run in fresh namespaces.
 
 Measured cold: 1.1-1.9 s a run, mostly importing JAX. A parent that has imported JAX but never
 initialised a backend can fork safely, so the zygote (sandbox/zygote.py) imports it once inside
-the same bwrap sandbox as a cold run, and each child runs the harness for one submission.
+the same bwrap sandbox as a cold run, and each run is forked from it.
 
-What a child shares with later runs, and why that is safe: the zygote's sandbox (same uid,
-same private /tmp). Runs of one zygote are sequential; after each, every process in the
-zygote's cgroup except the zygote itself is killed, its run directory is removed and /tmp is
-emptied; the zygote is not dumpable, so a child cannot ptrace or read it. A child that kills
-the zygote only ends its own run: the next run starts a new zygote. Memory and pids limits are
-the zygote's cgroup (the child is the OOM killer's first choice); CPU, file size, open files
-and data are the child's own rlimits.
+Isolation equal to a cold run: each run gets its own mount, IPC and PID namespaces, a fresh
+tmpfs /tmp and home (size and inode limits; gone with the namespace), the seccomp filter, no
+capabilities, and its own cgroup with the job's memory and pids limits (inside the warm
+cgroup). The program cannot see or signal the zygote (another PID namespace) nor its own init
+(another uid when the worker is root, as bwrap's pid 1 is root in a cold run).
+
+The worker trusts nothing the zygote says: each reply must carry the request's run id and the
+expected fields; a late, missing or malformed reply, or a zygote found dead or stopped before a
+job, means the whole warm cgroup is killed and a new zygote started.
 """
 
 from __future__ import annotations
@@ -39,141 +41,272 @@ ZYGOTE = Path(__file__).with_name("sandbox") / "zygote.py"
 MB = 1024 * 1024
 ZYGOTE_MEMORY_MB = 768  # the imported JAX the zygote holds, on top of a run's limit
 ZYGOTE_PIDS = 64
+START_TIMEOUT_S = 120.0  # importing JAX on a loaded machine
+REPLY_TIMEOUT_S = 10.0  # a fork, or the status once the run's processes are killed
+PING_TIMEOUT_S = 5.0  # a responsive zygote answers in a millisecond; a stopped one never
+MAX_LINE = 4096
+RUN_INODES = 262144  # more than a cold run needs for 100k directories; each costs the run memory
+
+
+def disk_mb(limits: Limits) -> int:
+    """Size of each of a run's tmpfs (home, /tmp): the job's disk limit, as in a cold run. Their
+    pages are also the run's memory, so the job's memory limit bounds them together."""
+    return min(limits.disk_mb, limits.memory_mb)
+
+
+class ProtocolError(Exception):
+    """The zygote answered late, out of step or malformed: it is replaced."""
 
 
 class Zygote:
+    """One warm parent: its bwrap sandbox in a cgroup of its own (the zygote in a "zygote"
+    leaf, each run in a "run-…" leaf with the job's limits), and its control socket. Used by
+    one thread at a time: runs are sequential."""
+
     def __init__(self, runner: SandboxRunner, ceiling: Limits) -> None:
         self.runner = runner
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
-        if runner.run_uid is not None:
-            os.chown(self.home, runner.run_uid, runner.run_uid)
-        self.group = cgroups.create(f"{runner.tag}warm-{uuid.uuid4().hex[:12]}",
-                                    memory_bytes=(ceiling.memory_mb + ZYGOTE_MEMORY_MB) * MB,
-                                    pids=ceiling.pids + ZYGOTE_PIDS,
-                                    root=runner.config.cgroup_root)
-        ours, theirs = socket.socketpair()
+        self.buffer = b""
+        self.broken = False
+        try:
+            self.group = cgroups.create(f"{runner.tag}warm-{uuid.uuid4().hex[:12]}",
+                                        memory_bytes=(ceiling.memory_mb + ZYGOTE_MEMORY_MB) * MB,
+                                        pids=ceiling.pids + ZYGOTE_PIDS,
+                                        root=runner.config.cgroup_root)
+        except OSError as exc:
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise SandboxUnavailable(
+                f"the warm runner needs cgroups it can create ({exc}): run the worker as root "
+                "or give it a delegated cgroup (PATHWAYS_GRADER_CGROUP_ROOT), or unset "
+                "PATHWAYS_GRADER_WARM") from exc
+        try:
+            self.leaf = self.group.child("zygote", memory_bytes=ZYGOTE_MEMORY_MB * MB,
+                                         pids=ZYGOTE_PIDS)
+            self.proc, self.control = self._start(self.leaf)
+            self.keep = frozenset(self.leaf.pids())
+            self.zygote_pid = _leaf_process(self.keep)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, leaf: cgroups.RunCgroup) -> tuple[subprocess.Popen[bytes], socket.socket]:
+        runner = self.runner
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # framed
         theirs.set_inheritable(True)
+        argv = [str(theirs.fileno())]
+        if runner.run_uid is not None:
+            argv += ["--worker-maps", "--init-uid", str(runner.run_uid - 1)]
         cmd = bwrap.command(python=runner.config.python, workdir=self.home,
-                            harness=runner.harness, argv=[str(theirs.fileno())],
+                            harness=runner.harness, argv=argv,
                             env=bwrap.sandbox_env(runner.config.platform, runner.run_uid),
                             platform=runner.config.platform, run_uid=runner.run_uid,
-                            zygote=ZYGOTE)
-        argv = ["/bin/sh", "-c", process.WRAPPER, "sh",
-                *[str(p) for p in self.group.procs_files], "--", "prlimit", "--core=0",
-                "--nofile=1024", "--", *cmd]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
-                                     start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+                            zygote=ZYGOTE, packages=runner.config.packages)
+        wrapper = ["/bin/sh", "-c", process.WRAPPER, "sh",
+                   *[str(p) for p in leaf.procs_files], "--", "prlimit", "--core=0",
+                   "--nofile=1024", "--", *cmd]
+        proc = subprocess.Popen(wrapper, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
+                                start_new_session=True, env={"PATH": "/usr/bin:/bin"})
         theirs.close()
-        self.control = ours
-        self.buffer = b""
-        self.control.settimeout(120)
-        hello = self._read()
-        if not hello.get("ready"):
-            self.close()
-            raise SandboxUnavailable("the warm sandbox did not start")
-        self.keep = frozenset(self.group.pids())
-        self.runs = 0
-
-    def _read(self) -> dict[str, Any]:
-        """One JSON line from the zygote (raises TimeoutError, EOFError)."""
-        while b"\n" not in self.buffer:
-            chunk = self.control.recv(4096)
-            if not chunk:
-                raise EOFError("zygote closed its control socket")
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
-
-    def _wait_status(self, status: dict[str, Any], deadline: float) -> None:
-        """The child's wait status; then kill what it left behind, so its pipes reach EOF."""
+        self.proc, self.control = proc, ours
+        deadline = time.monotonic() + START_TIMEOUT_S
         try:
-            self.control.settimeout(max(0.5, deadline - time.monotonic()))
-            try:
-                status.update(self._read())
-            except TimeoutError:
-                status["late"] = True
-                self.group.kill_all(self.keep)
-                self.control.settimeout(10)
-                status.update(self._read())
-        except (EOFError, OSError, ValueError) as exc:
-            status["error"] = exc
-        finally:
-            self.group.kill_all(self.keep)
+            hello = self._read(deadline)
+            if runner.run_uid is not None and set(hello) == {"userns"}:
+                self._map_ids(leaf, runner.run_uid)
+                ours.sendall(b'{"mapped": true}\n')
+                hello = self._read(deadline)
+        except (ProtocolError, OSError) as exc:
+            raise SandboxUnavailable(f"the warm sandbox did not start: {exc}") from exc
+        if hello != {"ready": True}:
+            raise SandboxUnavailable(f"the warm sandbox did not start: {hello}")
+        return proc, ours
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
+    def _map_ids(self, leaf: cgroups.RunCgroup, uid: int) -> None:
+        """Map the program's uid and the init's (uid - 1) into the zygote's user namespace."""
+        own = os.readlink("/proc/self/ns/user")
+        for pid in leaf.pids():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/ns/user") != own:
+                    lines = f"{uid} {uid} 1\n{uid - 1} {uid - 1} 1\n"
+                    Path(f"/proc/{pid}/uid_map").write_text(lines)
+                    Path(f"/proc/{pid}/gid_map").write_text(lines)
+                    return
+        raise ProtocolError("no zygote in a user namespace of its own")
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        """One JSON object line from the zygote by ``deadline``; raises ProtocolError."""
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ProtocolError("no reply in time")
+            self.control.settimeout(remaining)
+            try:
+                chunk = self.control.recv(4096)
+            except TimeoutError:
+                raise ProtocolError("no reply in time") from None
+            if not chunk:
+                raise ProtocolError("the zygote closed its control socket")
+            self.buffer += chunk
+            if len(self.buffer) > MAX_LINE:
+                raise ProtocolError("reply too long")
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            raise ProtocolError(f"reply is not JSON: {exc}") from None
+        if not isinstance(message, dict):
+            raise ProtocolError("reply is not an object")
+        return message
+
+    def _reply(self, run: str, fields: dict[str, type], deadline: float) -> dict[str, Any]:
+        """The next reply, which must be for ``run`` with exactly ``fields`` of their types."""
+        message = self._read(deadline)
+        if message.get("run") != run or set(message) != {"run", *fields}:
+            raise ProtocolError(f"out of step: expected {sorted(fields)} for this run")
+        for key, kind in fields.items():
+            if type(message[key]) is not kind:
+                raise ProtocolError(f"{key} is not {kind.__name__}")
+        return message
+
+    def healthy(self) -> bool:
+        """Running, no process of the zygote stopped, traced, dead or gone, and it answers."""
+        if self.proc.poll() is not None:
+            return False
+        for pid in self.keep:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                return False
+            if stat.rpartition(")")[2].split()[0] not in ("R", "S", "D"):
+                return False
+        if self.broken:
+            return False
+        ping = uuid.uuid4().hex
+        try:
+            self.control.sendall(json.dumps({"ping": ping}).encode())
+            self._reply(ping, {"pong": bool}, time.monotonic() + PING_TIMEOUT_S)
+        except (ProtocolError, OSError):
+            return False
+        return True
 
     def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, 9)
-        self.proc.wait()
-        self.control.close()
+        """Kill the zygote and everything in its cgroup; remove its files."""
+        proc = getattr(self, "proc", None)
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 9)
         self.group.remove()
+        if proc is not None:
+            proc.wait()
+        if getattr(self, "control", None) is not None:
+            self.control.close()
         shutil.rmtree(self.home, ignore_errors=True)
 
     def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
+        """One run; raises ProtocolError (replace the zygote) or SandboxUnavailable."""
         out = process.RunOutcome(cgroup_version=self.group.version)
-        self.runs += 1
-        name = f"run-{self.runs}"
-        workdir = self.home / name
-        workdir.mkdir(mode=0o700)
-        (workdir / "main.py").write_text(source, encoding="utf-8")
-        if self.runner.run_uid is not None:
-            os.chown(workdir, self.runner.run_uid, self.runner.run_uid)
-        oom_before = self.group.oom_kills()
+        run_id = uuid.uuid4().hex
+        group = self.group.child(f"run-{run_id[:12]}", memory_bytes=limits.memory_mb * MB,
+                                 pids=limits.pids)
         pipes = {k: os.pipe() for k in ("stdout", "stderr", "values")}
-        request = {"dir": f"{bwrap.WORK}/{name}", "names": list(names), "rlimits": {
-            "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1], "RLIMIT_FSIZE": limits.fsize_mb * MB,
-            "RLIMIT_NOFILE": limits.nofile, "RLIMIT_CORE": 0, "RLIMIT_DATA": limits.data_mb * MB}}
+        go_read, go_write = os.pipe()
+        source_fd = os.memfd_create("main.py")
+        os.write(source_fd, source.encode("utf-8"))
+        os.lseek(source_fd, 0, os.SEEK_SET)
+        request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
+                   "inodes": RUN_INODES, "rlimits": {
+                       "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
+                       "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
+                       "RLIMIT_NOFILE": [limits.nofile] * 2, "RLIMIT_CORE": [0, 0],
+                       "RLIMIT_DATA": [limits.data_mb * MB] * 2}}
         start = time.monotonic()
         deadline = start + limits.wall_s
         try:
-            socket.send_fds(self.control, [json.dumps(request).encode()],
-                            [w for _, w in pipes.values()])
-        finally:
-            for _, w in pipes.values():
-                os.close(w)
-        try:
-            self._read()  # {"pid": ...}: the child exists
+            try:
+                socket.send_fds(self.control, [json.dumps(request).encode()],
+                                [w for _, w in pipes.values()] + [go_read, source_fd])
+            finally:
+                for fd in [w for _, w in pipes.values()] + [go_read, source_fd]:
+                    os.close(fd)
+            self._reply(run_id, {"pid": int}, time.monotonic() + REPLY_TIMEOUT_S)
+            forked = self.leaf.pids() - self.keep  # the setup process, waiting for "go"
+            if len(forked) != 1:
+                raise ProtocolError(f"expected one new process, found {len(forked)}")
+            setup_pid = forked.pop()
+            for procs in group.procs_files:
+                procs.write_text(str(setup_pid))
+            os.write(go_write, b"g")
+            os.close(go_write)
+            go_write = -1
             status: dict[str, Any] = {}
-            waiter = threading.Thread(target=self._wait_status, args=(status, deadline))
+            waiter = threading.Thread(target=self._wait_status,
+                                      args=(run_id, group, status, deadline))
             waiter.start()
             process.pump({k: r for k, (r, _) in pipes.items()}, limits, out, deadline,
                          excerpt_bytes=16 * 1024)
             if out.timed_out or out.output_exceeded or out.values_exceeded:
-                self.group.kill_all(self.keep)
+                group.kill_all()
             waiter.join()
             if "error" in status:
-                raise status["error"]
-            out.timed_out = out.timed_out or status.get("late", False)
-            out.returncode = _decode(status["status"])
-        except (EOFError, OSError, ValueError) as exc:
-            logger.warning("warm zygote lost during a run", extra={"error": str(exc)})
-            out.returncode = -9
-            out.notes.append("the warm parent died during the run")
+                if not (out.timed_out or status.get("late")):
+                    raise status["error"]
+                self.broken = True  # a run past its deadline is a timeout; the zygote goes
+                out.timed_out = True
+                out.returncode = -9
+                return out
+            if not status["started"]:
+                raise SandboxUnavailable("the warm run's namespaces could not be set up: "
+                                         + out.stderr.decode(errors="replace")[-500:])
+            out.timed_out = out.timed_out or status["late"]
+            out.returncode = status["status"]
+            out.cpu_s = status["cpu_s"]
         finally:
+            if go_write >= 0:
+                os.close(go_write)
             for r, _ in pipes.values():
                 os.close(r)
-            self.group.kill_all(self.keep)
-            for entry in self.home.iterdir():  # nothing of this run survives into the next
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry, ignore_errors=True)
-                else:
-                    entry.unlink(missing_ok=True)
-        out.wall_s = time.monotonic() - start
-        out.oom_killed = self.group.oom_kills() > oom_before
+            out.oom_killed = group.oom_killed()
+            group.remove()
+            out.wall_s = time.monotonic() - start
         return out
 
+    def _wait_status(self, run: str, group: cgroups.RunCgroup, status: dict[str, Any],
+                     deadline: float) -> None:
+        """The run's status by its deadline; past it, kill the run and allow a short grace."""
+        fields = {"status": int, "started": bool, "cpu_s": float}
+        try:
+            try:
+                status.update(self._reply(run, fields, deadline), late=False)
+            except ProtocolError as exc:
+                if time.monotonic() < deadline:
+                    raise
+                status["late"] = True
+                logger.info("warm run past its deadline", extra={"error": str(exc)})
+                group.kill_all()
+                status.update(self._reply(run, fields, time.monotonic() + REPLY_TIMEOUT_S))
+        except ProtocolError as exc:
+            status["error"] = exc
+        finally:
+            group.kill_all()  # what the program left behind: its pipes reach EOF
 
-def _decode(status: int) -> int:  # a wait status from the zygote
-    if os.WIFSIGNALED(status):
-        return -os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
+
+def _leaf_process(pids: frozenset[int]) -> int:
+    """The one process of ``pids`` that is no other's parent: the zygote under bwrap's two."""
+    parents = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text()
+            parents.add(int(status.split("\nPPid:")[1].split()[0]))
+    leaves = pids - parents
+    if len(leaves) != 1:
+        raise SandboxUnavailable(f"the warm sandbox has an unexpected shape: {sorted(pids)}")
+    return next(iter(leaves))
 
 
 class WarmRunner(SandboxRunner):
-    """Same contract as SandboxRunner.run; a zygote per calling thread, restarted when lost."""
+    """Same contract as SandboxRunner.run; a zygote per calling thread, replaced when it is
+    found dead or stopped before a job, or after any protocol error."""
 
     def __init__(self, *args: Any, ceiling: Limits | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -181,25 +314,49 @@ class WarmRunner(SandboxRunner):
         self._local = threading.local()
         self._all: list[Zygote] = []
         self._lock = threading.Lock()
+        self.replaced = 0
 
     def _zygote(self) -> Zygote:
         z: Zygote | None = getattr(self._local, "zygote", None)
-        if z is None or not z.alive():
-            if z is not None:
-                z.close()
+        if z is not None and not z.healthy():
+            logger.warning("warm zygote found dead or stopped; replacing it")
+            self._discard(z)
+            z = None
+        if z is None:
             z = Zygote(self, self.ceiling)
             self._local.zygote = z
             with self._lock:
                 self._all.append(z)
         return z
 
+    def _discard(self, z: Zygote) -> None:
+        self._local.zygote = None
+        with self._lock:
+            if z in self._all:
+                self._all.remove(z)
+            self.replaced += 1
+        z.close()
+
     def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
-        return self._zygote().run(source, names, limits)
+        z = self._zygote()
+        try:
+            out = z.run(source, names, limits)
+        except ProtocolError as exc:
+            logger.warning("warm zygote out of step; replacing it", extra={"error": str(exc)})
+            self._discard(z)
+            raise SandboxUnavailable(f"the warm parent failed during the run: {exc}") from exc
+        except BaseException:
+            self._discard(z)
+            raise
+        if z.broken:
+            logger.warning("warm zygote did not report a run in time; replacing it")
+            self._discard(z)
+        return out
 
     def close(self) -> None:
         with self._lock:
-            for z in self._all:
-                with contextlib.suppress(Exception):
-                    z.close()
-            self._all.clear()
+            zygotes, self._all = self._all, []
+        for z in zygotes:
+            with contextlib.suppress(Exception):
+                z.close()
         super().close()

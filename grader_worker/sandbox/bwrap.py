@@ -91,7 +91,9 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if run_uid is None:
-        cmd += ["--unshare-user", "--disable-userns"]
+        # The warm parent makes one user namespace of its own (sandbox/zygote.py); its runs
+        # are then refused more by the seccomp filter.
+        cmd += ["--unshare-user"] if zygote is not None else ["--unshare-user", "--disable-userns"]
     else:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     # bwrap would make /etc 0700 (root's) when it creates it for a bind below: unreachable for
@@ -130,7 +132,8 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     cmd += ["--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
     if zygote is not None:
-        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py"]
+        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py",
+                "--ro-bind", str(zygote.with_name("seccomp.py")), f"{GRADER}/seccomp.py"]
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):

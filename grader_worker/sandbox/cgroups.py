@@ -87,7 +87,39 @@ class RunCgroup:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, 9)
 
+    def child(self, name: str, *, memory_bytes: int, pids: int) -> RunCgroup:
+        """A cgroup inside this one (v1: in each hierarchy) with its own, lower limits."""
+        group = RunCgroup(oom_file=None, version=self.version)
+        try:
+            for parent in self.dirs:
+                if self.version == 2:  # v2: only a cgroup without processes delegates controllers
+                    (parent / "cgroup.subtree_control").write_text("+memory +pids")
+                d = parent / name
+                d.mkdir()
+                group.dirs.append(d)
+                group.procs_files.append(d / "cgroup.procs")
+                if (d / "memory.limit_in_bytes").exists():
+                    (d / "memory.limit_in_bytes").write_text(str(memory_bytes))
+                    with contextlib.suppress(OSError):
+                        (d / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+                    group.oom_file = d / "memory.oom_control"
+                if (d / "memory.max").exists():
+                    (d / "memory.max").write_text(str(memory_bytes))
+                    with contextlib.suppress(OSError):
+                        (d / "memory.swap.max").write_text("0")
+                    group.oom_file = d / "memory.events"
+                if (d / "pids.max").exists():
+                    (d / "pids.max").write_text(str(pids))
+        except OSError:
+            group.remove()
+            raise
+        return group
+
     def remove(self) -> None:
+        """Kill everything in it (child cgroups first) and remove it."""
+        for d in self.dirs:
+            for sub in [p for p in d.iterdir() if p.is_dir()] if d.exists() else []:
+                RunCgroup(dirs=[sub], procs_files=[sub / "cgroup.procs"]).remove()
         for _ in range(50):
             self.kill_all()
             left = [d for d in self.dirs if d.exists()]

@@ -58,7 +58,7 @@ class RunOutcome:
     cgroup_version: int = 0
     wall_s: float = 0.0
     cpu_s: float | None = None
-    """CPU seconds of the whole run (None when not measured, as in a warm run)."""
+    """CPU seconds of the whole run (None when not measured)."""
     setup_failed: bool = False
     """bwrap reported no exit of the program, and we did not kill it: the sandbox never ran."""
     status: bytes = b""

@@ -1,108 +1,253 @@
-"""The warm parent inside a sandbox: import JAX once, fork one child per run.
+"""The warm parent inside a sandbox: import JAX once, fork one fresh-namespaced run per job.
 
-STANDALONE: bound into the sandbox as /grader/zygote.py next to /grader/harness.py; stdlib only
-(plus the JAX import it exists for). It never initialises a JAX backend (once a backend exists,
-fork deadlocks); each child initialises its own. It holds no secret: it is already inside the
-sandbox (no network, read-only system, unprivileged uid) and knows only run directories.
+STANDALONE: bound into the sandbox as /grader/zygote.py next to /grader/harness.py and
+/grader/seccomp.py; stdlib only (plus the JAX import it exists for). It never initialises a JAX
+backend (once a backend exists, fork deadlocks); each run initialises its own. It holds no
+secret: it is already inside the sandbox (no network, read-only system, unprivileged uid).
 
-Protocol on the inherited control socket (fd argv[1]): the worker sends one JSON request with
-three descriptors (stdout, stderr, values pipe ends); the zygote forks, answers
-{"pid": <pid in the sandbox>}, and later {"status": <wait status>} when the child ends.
+Why each run is as isolated as a cold one: at start the zygote makes its own user namespace
+(caps over nothing but namespaces it creates). Each run is three processes:
+
+- setup (the zygote's child, outside the run): unshare mount, IPC and PID namespaces, mount a
+  fresh tmpfs on /tmp and on the home (size and inode limits; they vanish with the namespace:
+  no cleanup, no residue, SysV shm dies with the IPC namespace), copy main.py in, then fork;
+- init (pid 1 of the run's PID namespace, the init uid when two uids are mapped): reaps, relays
+  the program's status as bwrap does (code, or 128 + signal); when it ends every process of the
+  run dies. The program cannot signal it (another uid) nor see the zygote (another namespace);
+- program (pid 2): no capabilities, its rlimits, the seccomp filter, then the harness. It ends
+  as an interpreter does (joins non-daemon threads, runs atexit), so outcomes match cold runs.
+
+Control protocol on the inherited SOCK_SEQPACKET socket (fd argv[1]), one JSON object per
+packet, each reply tagged with the id it answers: hello {"userns": pid} (the worker, as root,
+writes the id maps and answers {"mapped": true}), then {"ready": true}. {"ping": id} is
+answered {"run": id, "pong": true}. A run: {"run", "names", "rlimits", "tmpfs_mb", "inodes"}
+with five descriptors (stdout, stderr, values, go, source) is answered {"run", "pid"} once its
+setup process exists (it waits for one byte on "go", sent once the worker has put it in the
+run's cgroup), then {"run", "status", "started", "cpu_s"} ("started": the run's init was set
+up, so how it ended is the program's doing; "cpu_s": CPU time of the run's reaped processes).
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import importlib.util
 import json
 import os
 import resource
-import shutil
+import signal
 import socket
 import sys
+import threading
 
 PR_SET_DUMPABLE = 4
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x8000000, 0x10000000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+HOME = "/home/learner"
+SETUP_FAILED = 121
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _load_harness():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("pathways_harness", "/grader/harness.py")
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _load(name: str):  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location(f"pathways_{name}", f"/grader/{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
-def _child(request: dict, fds: list[int], harness) -> None:  # noqa: ANN001
-    out, err, values = fds
-    os.setsid()
-    os.dup2(out, 1)
-    os.dup2(err, 2)
-    os.close(out)
-    os.close(err)
-    # The zygote is not dumpable (so children cannot ptrace it); the child may be, which also
-    # gives it back its own /proc/self to raise its OOM score: the OOM killer takes it first.
-    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-    with open("/proc/self/oom_score_adj", "w") as handle:
-        handle.write("1000")
-    for name, value in request["rlimits"].items():
-        which = getattr(resource, name)
-        soft = value[0] if isinstance(value, list) else value
-        hard = value[1] if isinstance(value, list) else value
-        resource.setrlimit(which, (soft, hard))
-    workdir = request["dir"]
-    os.chdir(workdir)
-    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
-    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-    code = harness.main(["--names", ",".join(request["names"]), "--fd", str(values),
-                         os.path.join(workdir, "main.py")])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+def _send(control: socket.socket, **message: object) -> None:
+    control.sendall(json.dumps(message).encode() + b"\n")
 
 
-def _clean_tmp() -> None:
-    for entry in os.listdir("/tmp"):
-        path = os.path.join("/tmp", entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
+def _drop_capabilities() -> None:
+    """capset(2) to nothing: the run's processes keep no capability of the zygote's userns."""
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.capset(header, data), "capset")
+
+
+def _mount_tmpfs(target: str, mode: str, size_mb: int, inodes: int) -> None:
+    options = f"size={size_mb}m,nr_inodes={inodes},mode={mode}".encode()
+    _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
+           f"mount tmpfs on {target}")
+
+
+def _relay(status: int) -> int:
+    """A wait status as bwrap's exit code: the code, or 128 + the signal."""
+    return 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _program(request: dict, fds: dict[str, int], harness, seccomp) -> None:  # noqa: ANN001
+    """pid 2 of the run: the learner's program through the harness. Never returns."""
+    code = 70
+    try:
+        os.setsid()
+        _drop_capabilities()
+        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc/self; the OOM killer's choice
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")
+        for name, (soft, hard) in request["rlimits"].items():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        os.chdir(HOME)
+        seccomp.install_in_this_process()
+        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+        sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+        code = harness.main(["--names", ",".join(request["names"]), "--fd",
+                             str(fds["values"]), f"{HOME}/main.py"])
+        threading._shutdown()  # as at interpreter exit: a live thread keeps the run going
+        atexit._run_exitfuncs()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - report, then end this run only
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
             try:
-                os.unlink(path)
-            except OSError:
+                stream.flush()
+            except BaseException:  # noqa: BLE001, S110 - a closed stream must not stop the exit
                 pass
+        os._exit(code)
+
+
+def _init(request: dict, fds: dict[str, int], started: int, harness, seccomp,  # noqa: ANN001
+          init_uid: int | None) -> None:
+    """pid 1 of the run's PID namespace: start the program, reap, relay. Never returns."""
+    code = SETUP_FAILED
+    try:
+        uid, gid = os.getuid(), os.getgid()
+        if init_uid is not None:  # another uid: the program may not signal its init
+            os.setresgid(init_uid, init_uid, init_uid)
+            os.setresuid(init_uid, init_uid, init_uid)
+        os.write(started, b"1")  # from here on, how the run ends is the program's doing
+        os.close(started)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # an init ignores what it does not handle
+        program = os.fork()
+        if program == 0:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # as any interpreter
+            if init_uid is not None:
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
+            _program(request, fds, harness, seccomp)
+        for fd in fds.values():
+            os.close(fd)
+        _drop_capabilities()
+        while True:
+            pid, status = os.wait()
+            if pid == program:
+                code = _relay(status)
+                break
+    finally:
+        os._exit(code)
+
+
+def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  # noqa: ANN001
+           init_uid: int | None) -> None:
+    """The run's own namespaces and files, then its init. Never returns."""
+    code = SETUP_FAILED
+    try:
+        os.dup2(fds.pop("stdout"), 1)
+        os.dup2(fds.pop("stderr"), 2)
+        go = fds.pop("go")
+        if os.read(go, 1) != b"g":  # the worker has not placed us in the run's cgroup
+            return
+        os.close(go)
+        source = fds.pop("source")
+        chunks = []
+        while chunk := os.read(source, 1 << 20):
+            chunks.append(chunk)
+        os.close(source)
+        _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
+        _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
+        size, inodes = int(request["tmpfs_mb"]), int(request["inodes"])
+        _mount_tmpfs("/tmp", "1777", size, inodes)
+        _mount_tmpfs(HOME, "0700", size, inodes)
+        with open(f"{HOME}/main.py", "wb") as handle:
+            handle.write(b"".join(chunks))
+        init = os.fork()
+        if init == 0:
+            _init(request, fds, started, harness, seccomp, init_uid)
+        os.close(started)
+        for fd in fds.values():
+            os.close(fd)
+        _, status = os.waitpid(init, 0)
+        code = _relay(status)
+    except BaseException:  # noqa: BLE001 - a setup failure is ours: the worker retries
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def _own_userns(control: socket.socket, buffer: bytearray) -> None:
+    """A user namespace of our own: caps for the runs' namespaces and mounts, over nothing else.
+    The worker (root) maps two uids (program and init); otherwise map our own uid alone."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+    if "--worker-maps" in sys.argv:
+        _send(control, userns=os.getpid())
+        while b"\n" not in buffer:
+            chunk = control.recv(4096)
+            if not chunk:
+                raise EOFError("worker closed the control socket")
+            buffer += chunk
+        line, _, rest = bytes(buffer).partition(b"\n")
+        buffer[:] = rest
+        if json.loads(line) != {"mapped": True}:
+            raise ValueError("unexpected reply to the user namespace hello")
+        return
+    with open("/proc/self/setgroups", "w") as handle:
+        handle.write("deny")
+    with open("/proc/self/uid_map", "w") as handle:
+        handle.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as handle:
+        handle.write(f"{gid} {gid} 1")
 
 
 def main() -> int:
     control = socket.socket(fileno=int(sys.argv[1]))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # children (same uid) cannot ptrace or read us
+    init_uid = int(sys.argv[sys.argv.index("--init-uid") + 1]) if "--init-uid" in sys.argv else None
+    _own_userns(control, bytearray())
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # runs (same uid) cannot ptrace or read us
     import jax  # noqa: F401  - the point of the zygote: imported, never initialised
     import jax.numpy  # noqa: F401
     import numpy  # noqa: F401
 
-    harness = _load_harness()
-    control.sendall(json.dumps({"ready": True, "pid": os.getpid()}).encode() + b"\n")
+    harness, seccomp = _load("harness"), _load("seccomp")
+    _send(control, ready=True)
     while True:
-        message, fds, _flags, _addr = socket.recv_fds(control, 65536, 3)
+        message, received, _flags, _addr = socket.recv_fds(control, 65536, 5)
         if not message:
             return 0
         request = json.loads(message)
+        if "ping" in request:  # the worker's check, before a job, that we are responsive
+            _send(control, run=request["ping"], pong=True)
+            continue
+        fds = dict(zip(("stdout", "stderr", "values", "go", "source"), received, strict=True))
+        read_started, started = os.pipe()
         pid = os.fork()
         if pid == 0:
             control.close()
-            try:
-                _child(request, fds, harness)
-            except BaseException:  # noqa: BLE001 - report, then end the child only
-                import traceback
-
-                traceback.print_exc()
-            finally:
-                os._exit(70)
-        for fd in fds:
+            os.close(read_started)
+            _setup(request, fds, started, harness, seccomp, init_uid)
+        os.close(started)
+        for fd in fds.values():
             os.close(fd)
-        control.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-        _, status = os.waitpid(pid, 0)
-        _clean_tmp()
-        control.sendall(json.dumps({"status": status}).encode() + b"\n")
+        _send(control, run=request["run"], pid=pid)
+        _, status, usage = os.wait4(pid, 0)  # usage: the run's processes that were reaped
+        ran = os.read(read_started, 1) == b"1"
+        os.close(read_started)
+        _send(control, run=request["run"], status=_relay(status), started=ran,
+              cpu_s=round(usage.ru_utime + usage.ru_stime, 3))
 
 
 if __name__ == "__main__":
