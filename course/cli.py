@@ -129,7 +129,8 @@ def validate(root: Path | None) -> None:
 @WORKERS
 @TIMEOUT
 @click.option("--kind", "kinds", multiple=True,
-              type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter"]),
+              type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter",
+                                 "hardcoded", "variant"]),
               help="Only items of this kind (repeatable).")
 def check(root: Path | None, lesson_id: str | None, workers: int, timeout: float,
           kinds: tuple[str, ...]) -> None:

@@ -49,6 +49,35 @@ class CapturedValue:
     value: Any = None
     type: str = ""
     reason: str = ""
+    dtype: str = ""
+    """The array's dtype as the program had it (bfloat16 arrives cast to float32)."""
+    jax_array: bool = False
+    """For a call's outputs: the value was a ``jax.Array``."""
+
+
+@dataclass(frozen=True)
+class CallOutputs:
+    """What one call of the learner's function returned (or raised)."""
+
+    outputs: tuple[CapturedValue, ...] | None
+    is_tuple: bool
+    error: ProgramError | None
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One hidden input: the plain call, the arguments after it, and the call under jit."""
+
+    plain: CallOutputs
+    inputs_after: tuple[CapturedValue, ...]
+    jit: CallOutputs | None
+
+
+@dataclass(frozen=True)
+class CapturedCalls:
+    function: str
+    defined: bool
+    results: tuple[CallResult, ...]
 
 
 @dataclass(frozen=True)
@@ -58,6 +87,8 @@ class CapturedValues:
     completed: bool
     error: ProgramError | None
     values: dict[str, CapturedValue] = field(default_factory=dict)
+    calls: CapturedCalls | None = None
+    """A function exercise's calls; None when none were asked for or the program stopped."""
 
     def stopped(self) -> str:
         """Where the program stopped, in words, for feedback."""
@@ -96,15 +127,18 @@ def _entry(name: str, raw: Any, body: bytes) -> CapturedValue:
         value = raw.get("value")
         if not isinstance(value, bool | int | float | str | type(None)):
             raise _fail(f"the scalar `{name}` is not a number, text or null")
-        return CapturedValue("scalar", value, type_name)
+        return CapturedValue("scalar", value, type_name, jax_array=raw.get("jax_array") is True)
     if kind == "array":
         offset, length = raw.get("offset"), raw.get("length")
         if not (isinstance(offset, int) and isinstance(length, int)) or isinstance(
             offset, bool
         ) or offset < 0 or length <= 0 or offset + length > len(body):
             raise _fail(f"the array `{name}` points outside the report")
+        dtype = raw.get("dtype", "")
+        if not isinstance(dtype, str):
+            raise _fail(f"the dtype of `{name}` is not text")
         return CapturedValue("array", _read_array(body[offset : offset + length], name),
-                             type_name)
+                             type_name, dtype=dtype, jax_array=raw.get("jax_array") is True)
     raise _fail(f"`{name}` has the unknown kind {kind!r}")
 
 
@@ -118,6 +152,41 @@ def _error(raw: Any) -> ProgramError | None:
         raise _fail("the program error's line is not a number")
     return ProgramError(str(raw.get("type", "Exception")), str(raw.get("message", "")), line,
                         str(raw.get("text", "")))
+
+
+def _entries(raw: Any, body: bytes, what: str) -> tuple[CapturedValue, ...]:
+    if not isinstance(raw, list) or len(raw) > MAX_NAMES:
+        raise _fail(f"{what} is not a list of at most {MAX_NAMES} entries")
+    return tuple(_entry(f"{what}[{i}]", item, body) for i, item in enumerate(raw))
+
+
+def _call_outputs(raw: Any, body: bytes, what: str) -> CallOutputs:
+    if not isinstance(raw, dict):
+        raise _fail(f"{what} is not a mapping")
+    outputs = raw.get("outputs")
+    return CallOutputs(None if outputs is None else _entries(outputs, body, f"{what} outputs"),
+                       raw.get("tuple") is True, _error(raw.get("error")))
+
+
+def _calls(raw: Any, body: bytes) -> CapturedCalls | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("function"), str):
+        raise _fail("its calls are not a mapping with a function name")
+    results = raw.get("results")
+    if not isinstance(results, list) or len(results) > MAX_NAMES:
+        raise _fail(f"its call results are not a list of at most {MAX_NAMES}")
+    parsed = []
+    for index, item in enumerate(results):
+        what = f"call {index}"
+        if not isinstance(item, dict):
+            raise _fail(f"{what} is not a mapping")
+        jit = item.get("jit")
+        parsed.append(CallResult(
+            _call_outputs(item, body, what),
+            _entries(item.get("inputs_after", []), body, f"{what} inputs"),
+            None if jit is None else _call_outputs(jit, body, f"{what} under jit")))
+    return CapturedCalls(raw["function"], raw.get("defined") is True, tuple(parsed))
 
 
 def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValues:
@@ -149,4 +218,5 @@ def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValu
         raise _fail("`completed` is not true or false")
     body = payload[start + header_length :]
     values = {str(name): _entry(str(name), raw, body) for name, raw in names.items()}
-    return CapturedValues(completed, _error(header.get("error")), values)
+    return CapturedValues(completed, _error(header.get("error")), values,
+                          _calls(header.get("calls"), body))
