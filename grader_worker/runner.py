@@ -38,6 +38,15 @@ class SandboxInfo:
     device_count: int
 
 
+def write_calls(workdir: Path, calls: bytes | None, inside: str) -> list[str]:
+    """Put the hidden inputs next to main.py; the harness reads and removes the file before
+    the program runs. Returns the harness arguments (``inside``: the folder in the sandbox)."""
+    if calls is None:
+        return []
+    (workdir / "calls.bin").write_bytes(calls)
+    return ["--calls", f"{inside}/calls.bin"]
+
+
 class SandboxRunner:
     """Cold runs: a fresh ``bwrap … python -I harness.py`` per submission."""
 
@@ -52,17 +61,21 @@ class SandboxRunner:
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
+        """Run ``source`` under the harness; ``calls`` (a PWC1 file) makes the harness call
+        the function exercise's function on those hidden inputs."""
         workdir = Path(tempfile.mkdtemp(prefix="run-", dir=self.base))
         try:
             (workdir / "main.py").write_text(source, encoding="utf-8")
+            extra = write_calls(workdir, calls, bwrap.WORK)
             if self.run_uid is not None:
                 os.chown(workdir, self.run_uid, self.run_uid)
                 os.chmod(workdir, 0o700)
 
             def make(fd: int) -> list[str]:
-                return self._command(workdir, ["--names", ",".join(names), "--fd", str(fd),
-                                               f"{bwrap.WORK}/main.py"])
+                return self._command(workdir, ["--names", ",".join(names), *extra, "--fd",
+                                               str(fd), f"{bwrap.WORK}/main.py"])
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root)
         finally:

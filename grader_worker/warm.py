@@ -31,7 +31,7 @@ from typing import Any
 
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
-from grader_worker.runner import SandboxRunner
+from grader_worker.runner import SandboxRunner, write_calls
 from grader_worker.sandbox import bwrap, cgroups, process
 
 logger = logging.getLogger(__name__)
@@ -112,18 +112,21 @@ class Zygote:
         self.group.remove()
         shutil.rmtree(self.home, ignore_errors=True)
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
         out = process.RunOutcome(cgroup_version=self.group.version)
         self.runs += 1
         name = f"run-{self.runs}"
         workdir = self.home / name
         workdir.mkdir(mode=0o700)
         (workdir / "main.py").write_text(source, encoding="utf-8")
+        extra = write_calls(workdir, calls, f"{bwrap.WORK}/{name}")
         if self.runner.run_uid is not None:
             os.chown(workdir, self.runner.run_uid, self.runner.run_uid)
         oom_before = self.group.oom_kills()
         pipes = {k: os.pipe() for k in ("stdout", "stderr", "values")}
-        request = {"dir": f"{bwrap.WORK}/{name}", "names": list(names), "rlimits": {
+        request = {"dir": f"{bwrap.WORK}/{name}", "names": list(names), "extra": extra,
+                   "rlimits": {
             "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1], "RLIMIT_FSIZE": limits.fsize_mb * MB,
             "RLIMIT_NOFILE": limits.nofile, "RLIMIT_CORE": 0, "RLIMIT_DATA": limits.data_mb * MB}}
         start = time.monotonic()
@@ -193,8 +196,9 @@ class WarmRunner(SandboxRunner):
                 self._all.append(z)
         return z
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
-        return self._zygote().run(source, names, limits)
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
+        return self._zygote().run(source, names, limits, calls)
 
     def close(self) -> None:
         with self._lock:

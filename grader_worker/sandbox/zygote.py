@@ -52,7 +52,8 @@ def _child(request: dict, fds: list[int], harness) -> None:  # noqa: ANN001
     os.chdir(workdir)
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-    code = harness.main(["--names", ",".join(request["names"]), "--fd", str(values),
+    extra = [str(arg) for arg in request.get("extra", [])]
+    code = harness.main(["--names", ",".join(request["names"]), *extra, "--fd", str(values),
                          os.path.join(workdir, "main.py")])
     sys.stdout.flush()
     sys.stderr.flush()
