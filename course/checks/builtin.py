@@ -117,20 +117,24 @@ def _types(spec: FunctionExercise) -> Callable[[Values], None]:
 
 
 def _unchanged(spec: FunctionExercise) -> Callable[[Values], None]:
+    """Each argument after the learner's call equals the same argument after the reference's
+    (both arrived identically, casts included, so any difference is a mutation)."""
+
     def check(v: Values) -> None:
-        calls = v.captured.calls
-        for call, result in zip(v.inputs, calls.results if calls else (), strict=False):
-            for index, (arg, after) in enumerate(zip(call.args, result.inputs_after, strict=False)):
-                before = getattr(arg, "value", arg)
-                if isinstance(before, int | float | str | bool) or after.kind != "array":
+        _plain(v, spec)
+        calls, expected = v.captured.calls, v.expected.calls if v.expected else None
+        assert calls is not None and expected is not None
+        for call, mine, theirs in zip(v.inputs, calls.results, expected.results, strict=True):
+            for index, (after, before) in enumerate(zip(mine.inputs_after, theirs.inputs_after,
+                                                        strict=False)):
+                if after.kind != "array" or before.kind != "array":
                     continue
-                if not np.array_equal(np.asarray(before, dtype=np.float64),
+                if not np.array_equal(np.asarray(before.value, dtype=np.float64),
                                       np.asarray(after.value, dtype=np.float64),
                                       equal_nan=True):
                     raise CheckFailed(f"argument {index} changed during the call on "
                                       f"{call.label}: return a new array, never modify the "
                                       "one you were given")
-        _plain(v, spec)
     return check
 
 
