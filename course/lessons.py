@@ -183,8 +183,9 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
         checks_path = base / "checks.py"
         suite = None
         if not checks_path.is_file():
-            out.add(checks_path, "", "missing checks.py", "write the hidden checks: NAMES and "
-                    "at least one @check function (docs/AUTHORING.md)")
+            out.add(checks_path, "", "missing checks.py", "write the hidden checks: EXERCISE = "
+                    "FunctionExercise(...) and calls(params, rng), or NAMES and @check "
+                    "functions (docs/AUTHORING.md)")
         else:
             try:
                 suite = load_suite(checks_path)

@@ -210,11 +210,12 @@ def _check_solution(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, f
 
 
 def _below_full(item: Item, tmp: Path, timeout: float, code: str, what: str,
-                variant: dict | None = None) -> tuple[bool, str, float]:
+                variant: dict | None = None, whole: bool = False) -> tuple[bool, str, float]:
+    """``code`` (appended to main.py unless ``whole``) must score below full marks."""
     exercise = _exercise(item)
+    program = code if whole else submission_for(item.lesson, exercise, code)
     try:
-        outcomes, _, run = grade_submission(submission_for(item.lesson, exercise, code),
-                                            exercise, tmp, timeout, lesson=item.lesson,
+        outcomes, _, run = grade_submission(program, exercise, tmp, timeout, lesson=item.lesson,
                                             variant=variant)
     except (ChecksError, ValuesError) as exc:
         return False, str(exc), 0.0
@@ -225,23 +226,34 @@ def _below_full(item: Item, tmp: Path, timeout: float, code: str, what: str,
     return True, f"{what} scores {score:g}/{exercise.max_points:g}", run.seconds
 
 
+def hardcoded_submission(lesson: Lesson, exercise: Exercise, variant: dict, tmp: Path,
+                         timeout: float = DEFAULT_TIMEOUT_S) -> str:
+    """A cheat's main.py: the reference's outputs on the first (example) input, typed in.
+
+    Raises ChecksError when the reference itself does not run.
+    """
+    suite = load_suite(exercise.checks_path)
+    if suite.function is None:
+        raise ChecksError(f"{exercise.id} is not a function exercise")
+    calls = encode_calls(suite.function, suite.calls(variant, CHECK_SEED))
+    reference = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
+    expected, _ = _harness(reference, suite, calls, tmp, timeout)
+    problem = reference_problem(expected, suite.function)
+    if problem:
+        raise ChecksError(problem)
+    return submission_for(lesson, exercise, hardcoded_source(suite.function, expected))
+
+
 def _check_hardcoded(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
     """The reference's outputs on the first (example) input, typed in, score below full."""
     exercise = _exercise(item)
-    suite = load_suite(exercise.checks_path)
-    assert suite.function is not None
     variant = exercise.variants[0] if exercise.variants else {}
-    calls = encode_calls(suite.function, suite.calls(variant, CHECK_SEED))
-    reference = submission_for(item.lesson, exercise, exercise.for_variant(variant).solution_code)
     try:
-        expected, _ = _harness(reference, suite, calls, tmp / "example", timeout)
-    except ValuesError as exc:
+        code = hardcoded_submission(item.lesson, exercise, variant, tmp / "example", timeout)
+    except (ChecksError, ValuesError) as exc:
         return False, str(exc), 0.0
-    problem = reference_problem(expected, suite.function)
-    if problem:
-        return False, problem, 0.0
-    return _below_full(item, tmp / "graded", timeout, hardcoded_source(suite.function, expected),
-                       "a hard-coded answer", variant)
+    return _below_full(item, tmp / "graded", timeout, code, "a hard-coded answer", variant,
+                       whole=True)
 
 
 def _check_variant(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
