@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import random
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from course.model import Checkpoint
 
 Params = Mapping[str, Sequence[Any]]
 Variant = dict[str, Any]
@@ -54,3 +59,13 @@ def render(text: str, variant: Mapping[str, Any]) -> str:
 def fields(text: str) -> set[str]:
     """The ``{{name}}`` fields a text uses (the loader checks each is a declared parameter)."""
     return set(_FIELD.findall(text))
+
+
+def shuffled_choices(checkpoint: Checkpoint, *, course: str, placement: str,
+                     learner: str) -> Checkpoint:
+    """The checkpoint with its choices in this learner's stable order (keys unchanged)."""
+    key = "\x1f".join(("choices", course, placement, learner, checkpoint.id)).encode()
+    rng = random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+    choices = list(checkpoint.choices)
+    rng.shuffle(choices)
+    return replace(checkpoint, choices=tuple(choices))

@@ -53,7 +53,8 @@ class GradingTarget:
     checks_path: Path
     reference: Callable[[dict[str, Any]], str] | None = None
     """variant -> the reference solution's whole main.py (function exercises)."""
-    params: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    params: dict[str, tuple[Any, ...]] | None = None
+    """The declared variant parameters; None: unknown (a bare checks path), not validated."""
     checks_hash: str = ""
     course_version: str = ""
 
@@ -103,8 +104,8 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
         result.course_version, result.checks_hash = target.course_version, target.checks_hash
-        variant = dict(job.variant) or default_variant(target.params)
-        if not is_variant(target.params, variant):
+        variant = dict(job.variant) or default_variant(target.params or {})
+        if target.params is not None and not is_variant(target.params, variant):
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
         if _syntax_error(job.source, result):

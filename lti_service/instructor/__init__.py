@@ -1,17 +1,19 @@
-"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores."""
+"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores,
+regrade an exercise whose checks changed."""
 
 from __future__ import annotations
 
 import csv
 import io
 
-from flask import Blueprint, redirect, render_template, url_for
+from flask import Blueprint, abort, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from ..auth import current_launch, launch_url_args, require_instructor
 from ..extensions import db, state
-from ..models import LmsContext
+from ..models import LmsContext, Placement
 from ..services import classview, content, outbox, roster
+from ..submissions import service as submissions
 
 bp = Blueprint("instructor", __name__, url_prefix="/instructor")
 
@@ -66,6 +68,23 @@ def class_csv() -> Response:
                                  view.score(row, p)])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=class.csv"})
+
+
+@bp.post("/regrade/<int:placement_id>")
+@require_instructor
+def regrade(placement_id: int) -> Response:
+    """Grade this exercise's submissions again with the course's current checks."""
+    from ..submissions.views import queues, settings
+
+    session = db()
+    placement = session.get(Placement, placement_id)
+    if placement is None or placement.context_id != _context().id:
+        abort(404, "no such exercise placement in this course")
+    found = state().course.get().exercise(placement.content_id)
+    if found is None:
+        abort(404, f"{placement.content_id!r} is not an exercise of this course")
+    submissions.regrade(session, queues(), settings(), placement=placement, exercise=found[1])
+    return redirect(url_for("instructor.class_view", **launch_url_args()))
 
 
 @bp.post("/resend")

@@ -25,7 +25,8 @@ def _page(placement_id: int, result: checkpoints.AnswerResult | None = None, sta
         abort(404, f"content {placement.content_id!r} is no longer in the course")
     attempts = checkpoints.attempts_of(db(), placement.id, launch.user_id)
     action = url_for("learner.answer", placement_id=placement.id)
-    fragment = lesson_fragment(item.lesson, action, launch_url_args())
+    seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, launch.user_id)
+    fragment = lesson_fragment(item.lesson, action, launch_url_args(), checkpoint=seen)
     return render_template(
         "lesson.html",
         title=item.title,

@@ -76,6 +76,7 @@ def _render(placement: Placement, *, source: str = "", errors: list[str] | None 
     lesson, exercise = _exercise(placement)
     launch = current_launch()
     assert launch is not None
+    exercise = exercise.for_variant(service.learner_variant(exercise, placement, launch.user_id))
     session = db()
     rows = service.history(session, placement.id, launch.user_id)
     chosen = service.counted(session, placement, launch.user_id)
@@ -111,7 +112,8 @@ def submit(placement_id: int) -> Any:
         user = db().get(LmsUser, launch.user_id)
         assert user is not None
         row = service.submit(db(), queues(), settings(), placement=placement, user=user,
-                             exercise_id=exercise.id, source=data["source"])
+                             exercise_id=exercise.id, source=data["source"],
+                             variant=service.learner_variant(exercise, placement, user.id))
     except (ValidationError, service.SubmissionError) as exc:
         messages = _messages(exc)
         if wants_json:
