@@ -208,7 +208,7 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
             tuple(item["hints"]), item["reasoning"], render(starter, shown),
             render(solution, shown), checks_path, suite.max_points,
             tuple((k, tuple(v)) for k, v in params.items()), digest,
-            suite.function.function if suite.function else "", texts))
+            suite.function.function if suite.function else "", templates=texts))
     listed = {e["slug"] for e in fm["exercises"]}
     for path in sorted((folder / "exercises").glob("*/")):
         if path.is_dir() and path.name not in listed and not path.name.startswith(("_", ".")):

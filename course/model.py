@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from course.variants import default_variant, render, variant_space
 
-ExerciseKind = Literal["exercise", "practice", "challenge"]
+ExerciseKind = Literal["exercise", "practice", "challenge", "project"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,8 @@ class Exercise:
     """sha256 of checks.py and solution.py: what grades a submission (stored with results)."""
     function: str = ""
     """The function the learner writes (empty for a values exercise)."""
+    standalone: bool = False
+    """The learner submits this file whole (a project's model.py), not appended to main.py."""
     templates: tuple[str, str, str] = ("", "", "")
     """prompt, starter and solution as written, with ``{{name}}`` fields; the fields above
     hold the default variant, which the static site and downloads show."""
@@ -225,6 +227,9 @@ class Project:
     stages: tuple[ProjectStage, ...]
     guide_md: str
     dir: Path
+    exercise: Exercise | None = None
+    """The gradable project (``projects/<slug>/checks.py``): the learner submits
+    ``starter/model.py``, whose functions the hidden stage checks call."""
 
 
 @dataclass(frozen=True)
@@ -253,8 +258,15 @@ class Course:
     def exercises(self) -> list[tuple[Lesson, Exercise]]:
         return [(lesson, ex) for lesson in self.lessons() for ex in lesson.exercises]
 
+    def gradables(self) -> list[tuple[Lesson, Exercise]]:
+        """The lessons' exercises, then each phase's gradable project (paired with the
+        phase's last lesson): everything the grader grades."""
+        return self.exercises() + [
+            (phase.lessons[-1], phase.project.exercise) for phase in self.phases
+            if phase.project and phase.project.exercise and phase.lessons]
+
     def exercise(self, exercise_id: str) -> tuple[Lesson, Exercise] | None:
-        return next((pair for pair in self.exercises() if pair[1].id == exercise_id), None)
+        return next((pair for pair in self.gradables() if pair[1].id == exercise_id), None)
 
     def checkpoint(self, checkpoint_id: str) -> tuple[Lesson, Checkpoint] | None:
         return next(

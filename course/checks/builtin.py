@@ -23,7 +23,8 @@ def _arg_text(arg: object) -> str:
 
 
 def _input_text(call: Call) -> str:
-    return f"{call.label}: ({', '.join(_arg_text(a) for a in call.args)})"
+    called = f"{call.function}" if call.function else ""
+    return f"{call.label}: {called}({', '.join(_arg_text(a) for a in call.args)})"
 
 
 def _differ(got: CapturedValue, want: CapturedValue, spec: FunctionExercise) -> str | None:

@@ -44,6 +44,9 @@ class Call:
     label: str
     args: tuple[Any, ...]
     kind: Literal["edge", "random"] = "edge"
+    function: str = ""
+    """Another of the learner's functions to call (a project has several); empty: the
+    exercise's own."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,7 @@ def encode_calls(spec: FunctionExercise, calls: Sequence[Call]) -> bytes:
             args.append({"kind": "array", "offset": offset, "length": len(blob), "cast": cast})
             blobs.append(blob)
             offset += len(blob)
-        encoded.append({"args": args})
+        encoded.append({"args": args, "function": call.function or spec.function})
     header = json.dumps({"version": 1, "function": spec.function, "jit": spec.jit,
                          "static": list(spec.static_argnums), "calls": encoded}).encode()
     return CALLS_MAGIC + struct.pack(">Q", len(header)) + header + b"".join(blobs)

@@ -191,8 +191,12 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
         return report
     for call in spec["calls"]:
         result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None}
+        name = call.get("function") or spec["function"]
+        function = namespace.get(name)
         args = _arguments(call)
         try:
+            if not callable(function):
+                raise NameError(f"the program defines no function `{name}`")
             result["outputs"], result["tuple"] = _outputs(function(*args), body, jax)
         except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
             result["error"] = _describe_error(exc, program, lines)

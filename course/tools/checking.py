@@ -50,9 +50,13 @@ class Item:
     lesson: Lesson
     kind: str
     slug: str = ""
+    project: Exercise | None = None
+    """A phase's gradable project (graded with the phase's last lesson as ``lesson``)."""
 
     @property
     def id(self) -> str:
+        if self.project is not None:
+            return f"{self.project.id}/{self.kind}"
         return "/".join(p for p in (self.lesson.id, self.kind, self.slug) if p)
 
 
@@ -68,6 +72,12 @@ def plan(course: Course, lesson_id: str | None = None) -> list[Item]:
     """Every item of every lesson (or of one lesson), in a stable order."""
     lessons = [x for x in course.lessons() if lesson_id in (None, x.id)]
     items: list[Item] = []
+    if lesson_id is None or lesson_id.startswith("project."):
+        for phase in course.phases:
+            project = phase.project.exercise if phase.project else None
+            if project is not None and phase.lessons and lesson_id in (None, project.id):
+                items += [Item(phase.lessons[-1], kind, project.slug, project)
+                          for kind in ("solution", "starter", "hardcoded")]
     for lesson in lessons:
         items += [Item(lesson, "main"), Item(lesson, "build")]
         items += [Item(lesson, "experiment", e.slug) for e in lesson.experiments]
@@ -81,6 +91,8 @@ def plan(course: Course, lesson_id: str | None = None) -> list[Item]:
 
 
 def _exercise(item: Item) -> Exercise:
+    if item.project is not None:
+        return item.project
     return next(e for e in item.lesson.exercises if e.slug == item.slug)
 
 

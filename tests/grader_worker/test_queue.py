@@ -22,7 +22,7 @@ from grader_worker.result import result_from_dict
 def _submissions(course, tmp_path: Path):  # noqa: ANN001, ANN202
     """(kind, exercise, variant, whole main.py) for every exercise; kind "full" must score
     full marks, every other kind less."""
-    for lesson, exercise in course.exercises():
+    for lesson, exercise in course.gradables():
         variants = exercise.variants or [{}]
         mine = variants[-1]
         yield "full", exercise, variants[0], submission_for(

@@ -147,3 +147,43 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
         assert html.unescape(wrong.feedback.split(".")[0]) in html.unescape(answered.text)
     finally:
         worker.close()
+
+
+def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stack,
+                                                                tmp_path: Path) -> None:
+    stack = real_stack
+    course = state(stack.tool).course.get()
+    found = course.exercise("project.arrays-audit")
+    assert found is not None
+    _, project = found
+    link = stack.deep_link([project.id], max_attempts=3, counting="best")[0]
+    config = load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "queue-var")})
+    queues = Queues(config)
+    stack.tool.extensions[QUEUES_KEY] = queues
+    worker = GraderWorker(config, queues, checks_for=course_checks_resolver(course.root))
+    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+                               deliver=deliver_due)
+    alice = Browser()
+    try:
+        page = stack.launch(alice, link["id"], "alice")
+        assert page.status_code == 200, page.text[:300]
+        assert "Submit main.py" in page.text and project.title in html.unescape(page.text)
+        for source in (project.starter_code, project.solution_code):  # model.py, whole
+            assert alice.submit(page, data={"source": source}).status_code == 200
+            while worker.queues.process_one(worker.queues.grading):
+                pass
+            consumer.drain()
+        with stack.db() as session:
+            rows = list(session.scalars(select(Submission).order_by(Submission.attempt_number)))
+            assert [r.status for r in rows] == ["graded", "graded"]
+            assert rows[0].score < project.max_points  # the starter's TODOs raise
+            assert rows[1].score == rows[1].max_score == project.max_points
+            names = {c["name"] for c in rows[1].result["checks"]}
+            assert any("stage 2" in n for n in names)
+            outbox = list(session.scalars(select(ScoreOutbox).order_by(ScoreOutbox.id)))
+            assert outbox[-1].score == project.max_points
+        consumer.deliver_scores()
+        scores = [s for s in stack.gradebook()["scores"] if s["userId"] == "alice"]
+        assert scores and scores[-1]["scoreGiven"] == project.max_points
+    finally:
+        worker.close()
