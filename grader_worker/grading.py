@@ -104,6 +104,11 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
         result.course_version, result.checks_hash = target.course_version, target.checks_hash
+        if job.checks_hash and target.checks_hash and job.checks_hash != target.checks_hash:
+            raise GraderError(f"this worker's checks for {job.exercise_id} "
+                              f"({target.checks_hash[:12]}, course {target.course_version}) are "
+                              f"not the service's ({job.checks_hash[:12]}, course "
+                              f"{job.course_version}): update the worker's course")
         variant = dict(job.variant) or default_variant(target.params or {})
         if target.params is not None and not is_variant(target.params, variant):
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")

@@ -52,9 +52,11 @@ def learner_variant(exercise: Exercise, placement: Placement, user_id: int) -> d
 
 def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
            user: LmsUser, exercise_id: str, source: str,
-           variant: dict[str, Any] | None = None) -> Submission:
-    """Store the submission (committed), then enqueue its first grading try (with the
-    learner's ``variant`` of the exercise)."""
+           variant: dict[str, Any] | None = None, course_version: str = "",
+           checks_hash: str = "") -> Submission:
+    """Store the submission (committed), then enqueue its first grading try with the
+    learner's ``variant``, and the course version and checks hash this service expects to
+    grade it (a worker with other checks refuses the job rather than grade it differently)."""
     used = attempts_used(session, placement.id, user.id)
     if placement.max_attempts and used >= placement.max_attempts:
         raise SubmissionError(f"you have used all {placement.max_attempts} attempts for this "
@@ -65,7 +67,8 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
                      exercise_id=exercise_id, attempt_number=number, source=source,
                      source_sha256=hashlib.sha256(source.encode()).hexdigest(),
                      status="queued", feedback="", grading_try=1, infra_failures=0,
-                     lease_worker="", created_at=utcnow(), variant=dict(variant or {}))
+                     lease_worker="", created_at=utcnow(), variant=dict(variant or {}),
+                     course_version=course_version, checks_hash=checks_hash)
     _lease(row, settings.queued_lease_s)
     session.add(row)
     session.commit()
@@ -87,7 +90,9 @@ def _enqueue(session: Session, queues: Queues, settings: GradingSettings,
         queues.enqueue_job({"submission_id": row.id, "attempt": row.grading_try,
                             "exercise_id": row.exercise_id, "source": row.source,
                             "limits": dict(settings.limits or {}), "enqueued_at": time.time(),
-                            "variant": dict(row.variant or {})})
+                            "variant": dict(row.variant or {}),
+                            "course_version": row.course_version or "",
+                            "checks_hash": row.checks_hash or ""})
     except Exception:  # noqa: BLE001 - any transport failure: the reaper sends it again
         logger.exception("enqueue failed; the reaper will retry",
                          extra={"submission_id": row.id, "attempt": row.grading_try})
@@ -231,6 +236,7 @@ def regrade(session: Session, queues: Queues, settings: GradingSettings, *,
         row.status = "queued"
         row.grading_try += 1
         row.infra_failures = 0
+        row.checks_hash = exercise.checks_hash  # the checks to grade it; the result confirms
         _lease(row, settings.queued_lease_s)
     session.commit()
     for row in rows:

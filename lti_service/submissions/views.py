@@ -113,7 +113,9 @@ def submit(placement_id: int) -> Any:
         assert user is not None
         row = service.submit(db(), queues(), settings(), placement=placement, user=user,
                              exercise_id=exercise.id, source=data["source"],
-                             variant=service.learner_variant(exercise, placement, user.id))
+                             variant=service.learner_variant(exercise, placement, user.id),
+                             course_version=state().course.get().version,
+                             checks_hash=exercise.checks_hash)
     except (ValidationError, service.SubmissionError) as exc:
         messages = _messages(exc)
         if wants_json:
