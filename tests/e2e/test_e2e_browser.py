@@ -35,14 +35,18 @@ def exercise_points() -> float:
     return found[1].max_points
 
 
-def solution_file(tmp_path: Path) -> Path:
-    """The reference solution, as the whole main.py a learner uploads (CONTRACTS.md 2)."""
+def solution_file(tmp_path: Path, frame) -> Path:  # type: ignore[no-untyped-def]
+    """The reference solution in the variant the learner's page shows (its starter), as the
+    whole main.py a learner uploads (CONTRACTS.md 2)."""
     course = load_course()
     found = course.exercise(EXERCISE)
     assert found is not None, f"{EXERCISE} is not in the course"
     lesson, exercise = found
+    shown = frame.locator("#source").input_value().strip()
+    variant = next(v for v in exercise.variants
+                   if exercise.for_variant(v).starter_code.strip() == shown)
     path = tmp_path / "main.py"
-    path.write_text(submission_for(lesson, exercise, exercise.solution_code))
+    path.write_text(submission_for(lesson, exercise, exercise.for_variant(variant).solution_code))
     return path
 
 
@@ -152,7 +156,7 @@ def test_learner_flow_inside_the_lms_iframe(local_stack, open_browser, shoot, tm
 
     # The exercise: upload main.py, the grader runs it, the page shows the graded attempt.
     frame = launch(page, local_stack, EXERCISE, "alice")
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     points = exercise_points()
@@ -173,7 +177,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     ensure_placed(local_stack)
     page = open_browser(third_party_cookies=True).new_page()
     frame = launch(page, local_stack, EXERCISE, "alice")
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     frame.locator("article.attempt").first.wait_for()
 
@@ -185,7 +189,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     # The box holds the starter, never another learner's upload.
     found = load_course().exercise(EXERCISE)
     assert found is not None
-    assert found[1].solution_code.strip() not in frame.locator("#source").input_value()
+    assert "mask_tail(x):\n    return x.at" not in frame.locator("#source").input_value()
     frame = launch(bob, local_stack, CHECKPOINT, "bob")
     frame.locator("form.checkpoint").wait_for()
     assert frame.locator("#checkpoint-result").count() == 0
@@ -261,7 +265,7 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     local_stack.run("down", "lms")
     with pytest.raises(requests.ConnectionError):
         requests.get(local_stack.lms_url + "/", timeout=5)
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     # Graded by the tool while the LMS is away: the score waits in the outbox.
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
