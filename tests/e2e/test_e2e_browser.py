@@ -26,12 +26,13 @@ pytestmark = pytest.mark.browser
 LESSON = "arrays-04"
 CHECKPOINT = "arrays-04.checkpoint"
 EXERCISE = "arrays-04.exercise.mask-tail"
-PLACED = [LESSON, CHECKPOINT, EXERCISE]
+PROJECT = "project.arrays-audit"
+PLACED = [LESSON, CHECKPOINT, EXERCISE, PROJECT]
 
 
-def exercise_points() -> float:
-    found = load_course().exercise(EXERCISE)
-    assert found is not None, f"{EXERCISE} is not in the course"
+def exercise_points(content_id: str = EXERCISE) -> float:
+    found = load_course().exercise(content_id)
+    assert found is not None, f"{content_id} is not in the course"
     return found[1].max_points
 
 
@@ -134,6 +135,7 @@ def test_instructor_places_content_by_deep_linking(local_stack, open_browser, sh
     columns = page.locator("ul").last.inner_text()
     assert f"({CHECKPOINT}, checkpoint, max 1" in columns
     assert f"({EXERCISE}, exercise, max {exercise_points()}" in columns
+    assert f"({PROJECT}, exercise, max {exercise_points(PROJECT)}" in columns
     shoot(page, "3-gradebook-columns")
 
 
@@ -274,3 +276,27 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     score = wait_for_score(local_stack, "bob", EXERCISE, timeout=120)
     assert score["scoreGiven"] == score["scoreMaximum"] == exercise_points()
     assert links(local_stack)[EXERCISE]["id"] == placed[EXERCISE]["id"]
+
+
+def test_project_model_py_is_graded_by_hidden_stage_checks(local_stack, open_browser, shoot,
+                                                           tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The arrays-audit project from the LMS: the learner uploads their model.py, the hidden
+    stage checks call its functions on hidden batches, and the score reaches the gradebook."""
+    ensure_placed(local_stack)
+    found = load_course().exercise(PROJECT)
+    assert found is not None
+    project = found[1]
+    model = tmp_path / "model.py"
+    model.write_text(project.solution_code)
+    page = open_browser(third_party_cookies=True).new_page()
+    frame = launch(page, local_stack, PROJECT, "alice")
+    assert "TODO 1 (masked_count" in frame.locator("#source").input_value()  # the starter
+    frame.locator("input[name='main_py']").set_input_files(str(model))
+    frame.locator("#submit button[type=submit]").click()
+    frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
+    points = exercise_points(PROJECT)
+    graded = frame.locator("article.attempt").first.inner_text()
+    assert f"{points:g} / {points:g}" in graded and "stage 2" in graded
+    shoot(page, "project-graded")
+    score = wait_for_score(local_stack, "alice", PROJECT)
+    assert score["scoreGiven"] == score["scoreMaximum"] == points
