@@ -167,20 +167,28 @@ def _arguments(call: dict) -> list:
     return args
 
 
-def _outputs(value: object, body: _Body, jax: types.ModuleType) -> tuple[list[dict], bool]:
+def jax_tools() -> dict:
+    """``jax.jit`` and ``jax.Array`` as imported before the learner's program runs, so a
+    program that rebinds them does not change what the harness calls or reports."""
+    import jax
+
+    return {"jit": jax.jit, "Array": jax.Array}
+
+
+def _outputs(value: object, body: _Body, tools: dict) -> tuple[list[dict], bool]:
     is_tuple = isinstance(value, tuple | list)
     items = list(value)[:MAX_OUTPUTS] if is_tuple else [value]
     entries = []
     for item in items:
         entry = body.entry(item)
-        entry["jax_array"] = isinstance(item, jax.Array)
+        entry["jax_array"] = isinstance(item, tools["Array"])
         entries.append(entry)
     return entries, is_tuple
 
 
 def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
     """Call the learner's function on every hidden input; report outputs, never judge them."""
-    import jax
+    tools = spec.get("tools") or jax_tools()
 
     with open(program, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
@@ -197,16 +205,16 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
         try:
             if not callable(function):
                 raise NameError(f"the program defines no function `{name}`")
-            result["outputs"], result["tuple"] = _outputs(function(*args), body, jax)
+            result["outputs"], result["tuple"] = _outputs(function(*args), body, tools)
         except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
             result["error"] = _describe_error(exc, program, lines)
         result["inputs_after"] = [body.entry(arg) for arg in args]
         if spec.get("jit"):
             jitted: dict = {"outputs": None, "tuple": False, "error": None}
             try:
-                compiled = jax.jit(function, static_argnums=tuple(spec.get("static", ())))
+                compiled = tools["jit"](function, static_argnums=tuple(spec.get("static", ())))
                 jitted["outputs"], jitted["tuple"] = _outputs(
-                    compiled(*_arguments(call)), body, jax)
+                    compiled(*_arguments(call)), body, tools)
             except BaseException as exc:  # noqa: BLE001
                 jitted["error"] = _describe_error(exc, program, lines)
             result["jit"] = jitted
@@ -292,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             os.unlink(args.calls)  # the program never sees the file
         except OSError:
             pass
+        try:
+            calls["tools"] = jax_tools()
+        except ImportError as import_exc:
+            print(f"harness: a function exercise needs jax: {import_exc!r}", file=sys.stderr)
+            sink.close()
+            return 2
     namespace, completed, error, exc = run_program(program)
     sys.stdout.flush()
     if exc is not None and error is not None:

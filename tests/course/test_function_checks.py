@@ -46,6 +46,14 @@ def test_boolean_mask_answer_fails_the_jit_check_with_the_lessons_point(tmp_path
 
 
 @pytest.mark.slow
+def test_rebinding_jax_jit_does_not_fool_the_jit_check(tmp_path: Path):
+    body = ("import jax\n\njax.jit = lambda f, **kwargs: f\n\n\n"
+            "def keep_above(x):\n    return x[x > 2.0]\n")
+    outcomes, _ = _grade("arrays-04.exercise.fixed-shape-mask", body, tmp_path)
+    assert "`keep_above` works under jax.jit" in _failed(outcomes)
+
+
+@pytest.mark.slow
 def test_numpy_in_place_answer_fails_the_static_checks(tmp_path: Path):
     body = ("import numpy as np\n\n\ndef mask_tail(x):\n    out = np.array(x)\n"
             "    out[-2:] = 0.\n    return jnp.asarray(out)\n")
