@@ -81,7 +81,8 @@ def _load(root: Path | None, lesson_id: str | None) -> Course:
             sys.exit(1)
         click.echo(f"warning: {len(problems)} problem(s) elsewhere in the content (run "
                    "`pathways course validate`); going on with this lesson", err=True)
-    if lesson_id is not None and course.lesson(lesson_id) is None:
+    if lesson_id is not None and course.lesson(lesson_id) is None and not (
+            lesson_id.startswith("project.") and course.exercise(lesson_id)):
         known = ", ".join(x.id for x in course.lessons())
         raise click.BadParameter(f"no lesson {lesson_id!r}; the lessons are: {known}",
                                  param_hint="--lesson")
@@ -129,7 +130,8 @@ def validate(root: Path | None) -> None:
 @WORKERS
 @TIMEOUT
 @click.option("--kind", "kinds", multiple=True,
-              type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter"]),
+              type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter",
+                                 "hardcoded", "variant"]),
               help="Only items of this kind (repeatable).")
 def check(root: Path | None, lesson_id: str | None, workers: int, timeout: float,
           kinds: tuple[str, ...]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -25,6 +26,7 @@ from course.model import (
 )
 from course.regions import parse_regions
 from course.schemas import FigureDataSchema, LessonSchema, ReceiptSchema, load_document
+from course.variants import default_variant, fields, render
 from course.yamlsource import YamlDoc, parse_yaml, split_front_matter
 
 HEADING = re.compile(r"^##\s+(?P<title>\S.*?)\s*$")
@@ -181,8 +183,9 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
         checks_path = base / "checks.py"
         suite = None
         if not checks_path.is_file():
-            out.add(checks_path, "", "missing checks.py", "write the hidden checks: NAMES and "
-                    "at least one @check function (docs/AUTHORING.md)")
+            out.add(checks_path, "", "missing checks.py", "write the hidden checks: EXERCISE = "
+                    "FunctionExercise(...) and calls(params, rng), or NAMES and @check "
+                    "functions (docs/AUTHORING.md)")
         else:
             try:
                 suite = load_suite(checks_path)
@@ -191,10 +194,21 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
                         "define NAMES = (...) and at least one @check function")
         if starter is None or solution is None or suite is None:
             continue
+        params = dict(suite.function.params) if suite.function else {}
+        texts = (item["prompt"], starter, solution)
+        for name in sorted(set().union(*(fields(t) for t in texts)) - set(params)):
+            out.add(md, f"exercises[{index}]", f"`{{{{{name}}}}}` is not a parameter of "
+                    "checks.py's EXERCISE", f"declare it in FunctionExercise(params={{"
+                    f"'{name}': (...)}}) or remove the field")
+        digest = hashlib.sha256(checks_path.read_bytes() + b"\0" + solution.encode()).hexdigest()
+        shown = default_variant(params)
         result.append(Exercise(
-            f"{fm['id']}.exercise.{slug}", slug, item["kind"], item["title"], item["prompt"],
-            tuple(item["guide"]), tuple(item["plan"]), tuple(item["hints"]), item["reasoning"],
-            starter, solution, checks_path, suite.max_points))
+            f"{fm['id']}.exercise.{slug}", slug, item["kind"], item["title"],
+            render(item["prompt"], shown), tuple(item["guide"]), tuple(item["plan"]),
+            tuple(item["hints"]), item["reasoning"], render(starter, shown),
+            render(solution, shown), checks_path, suite.max_points,
+            tuple((k, tuple(v)) for k, v in params.items()), digest,
+            suite.function.function if suite.function else "", templates=texts))
     listed = {e["slug"] for e in fm["exercises"]}
     for path in sorted((folder / "exercises").glob("*/")):
         if path.is_dir() and path.name not in listed and not path.name.startswith(("_", ".")):

@@ -8,11 +8,13 @@ links and line items, so they never change when a title or a folder name changes
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-ExerciseKind = Literal["exercise", "practice", "challenge"]
+from course.variants import default_variant, render, variant_space
+
+ExerciseKind = Literal["exercise", "practice", "challenge", "project"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,34 @@ class Exercise:
     solution_code: str
     checks_path: Path
     max_points: float
+    params: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """Declared variant parameters (name, values), from checks.py's ``FunctionExercise``."""
+    checks_hash: str = ""
+    """sha256 of checks.py and solution.py: what grades a submission (stored with results)."""
+    function: str = ""
+    """The function the learner writes (empty for a values exercise)."""
+    standalone: bool = False
+    """The learner submits this file whole (a project's model.py), not appended to main.py."""
+    templates: tuple[str, str, str] = ("", "", "")
+    """prompt, starter and solution as written, with ``{{name}}`` fields; the fields above
+    hold the default variant, which the static site and downloads show."""
+
+    @property
+    def param_space(self) -> dict[str, tuple[Any, ...]]:
+        return dict(self.params)
+
+    @property
+    def variants(self) -> list[dict[str, Any]]:
+        return variant_space(self.param_space)
+
+    def for_variant(self, variant: dict[str, Any] | None = None) -> Exercise:
+        """This exercise as one learner sees it: ``{{name}}`` fields filled in (the default
+        variant when ``variant`` is None)."""
+        chosen = variant if variant is not None else default_variant(self.param_space)
+        prompt, starter, solution = (t or s for t, s in zip(
+            self.templates, (self.prompt, self.starter_code, self.solution_code), strict=True))
+        return replace(self, prompt=render(prompt, chosen), starter_code=render(starter, chosen),
+                       solution_code=render(solution, chosen))
 
 
 @dataclass(frozen=True)
@@ -197,6 +227,9 @@ class Project:
     stages: tuple[ProjectStage, ...]
     guide_md: str
     dir: Path
+    exercise: Exercise | None = None
+    """The gradable project (``projects/<slug>/checks.py``): the learner submits
+    ``starter/model.py``, whose functions the hidden stage checks call."""
 
 
 @dataclass(frozen=True)
@@ -225,8 +258,15 @@ class Course:
     def exercises(self) -> list[tuple[Lesson, Exercise]]:
         return [(lesson, ex) for lesson in self.lessons() for ex in lesson.exercises]
 
+    def gradables(self) -> list[tuple[Lesson, Exercise]]:
+        """The lessons' exercises, then each phase's gradable project (paired with the
+        phase's last lesson): everything the grader grades."""
+        return self.exercises() + [
+            (phase.lessons[-1], phase.project.exercise) for phase in self.phases
+            if phase.project and phase.project.exercise and phase.lessons]
+
     def exercise(self, exercise_id: str) -> tuple[Lesson, Exercise] | None:
-        return next((pair for pair in self.exercises() if pair[1].id == exercise_id), None)
+        return next((pair for pair in self.gradables() if pair[1].id == exercise_id), None)
 
     def checkpoint(self, checkpoint_id: str) -> tuple[Lesson, Checkpoint] | None:
         return next(

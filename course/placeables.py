@@ -1,4 +1,6 @@
-"""What an LMS can place from the course: every lesson, checkpoint and exercise, in course order.
+"""What an LMS can place from the course: every lesson, checkpoint and exercise, in course order,
+and each phase's gradable project after its lessons (kind ``exercise``: it is graded the same
+way).
 
 The one list the cartridge export and the tool's deep-linking picker both read, so the two
 never disagree on ids, titles or order. ``max_points`` is what the content itself defines
@@ -28,10 +30,17 @@ class Placeable:
 
 def placeables(course: Course) -> list[Placeable]:
     out: list[Placeable] = []
-    for lesson in course.lessons():
-        out.append(Placeable(lesson.id, "lesson", lesson.title, lesson.summary, None, lesson))
-        out.append(Placeable(lesson.checkpoint.id, "checkpoint", f"{lesson.title}: checkpoint",
-                             lesson.checkpoint.question, 1.0, lesson))
-        out += [Placeable(ex.id, "exercise", f"{lesson.title}: {ex.title}", ex.prompt,
-                          float(ex.max_points), lesson) for ex in lesson.exercises]
+    for phase in course.phases:
+        for lesson in phase.lessons:
+            out.append(Placeable(lesson.id, "lesson", lesson.title, lesson.summary, None,
+                                 lesson))
+            out.append(Placeable(lesson.checkpoint.id, "checkpoint",
+                                 f"{lesson.title}: checkpoint", lesson.checkpoint.question, 1.0,
+                                 lesson))
+            out += [Placeable(ex.id, "exercise", f"{lesson.title}: {ex.title}", ex.prompt,
+                              float(ex.max_points), lesson) for ex in lesson.exercises]
+        project = phase.project.exercise if phase.project else None
+        if project is not None and phase.lessons:
+            out.append(Placeable(project.id, "exercise", f"Project: {project.title}",
+                                 project.prompt, float(project.max_points), phase.lessons[-1]))
     return out

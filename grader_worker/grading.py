@@ -4,6 +4,10 @@ The learner's program runs in the sandbox and only reports values; the checks ru
 the trusted process, with ``course.checks.run_checks``. Each way a run can end maps to one
 outcome with feedback a learner can act on.
 
+A function exercise takes two sandboxed runs on the same hidden inputs, drawn here from a
+seed chosen now: first the reference solution (in the learner's variant), whose outputs are
+the expected ones, then the learner's program. The learner's run never sees the reference.
+
 Nothing of the learner's is compiled or parsed here except the sandbox's bounded report: a
 syntax error is found by the harness inside the sandbox (a crafted file can cost seconds of
 compile time, which must be the sandbox's CPU, not the worker's).
@@ -12,21 +16,28 @@ compile time, which must be the sandbox's CPU, not the worker's).
 from __future__ import annotations
 
 import logging
+import secrets
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from course.checks import (
+    Call,
     CapturedValues,
     ChecksError,
     CheckSuite,
     ValuesError,
+    encode_calls,
     load_suite,
     read_values,
+    reference_problem,
     run_checks,
 )
+from course.variants import default_variant, is_variant
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
@@ -39,7 +50,32 @@ logger = logging.getLogger(__name__)
 EXCERPT_CHARS = 8000
 CPU_LIMIT_SHARE = 0.9
 """A signal-killed run that used this share of its CPU limit was stopped by the limit."""
-ChecksResolver = Callable[[str], Path]
+
+
+@dataclass(frozen=True)
+class GradingTarget:
+    """What grading one exercise needs from the course (resolved by exercise id)."""
+
+    checks_path: Path
+    reference: Callable[[dict[str, Any]], str] | None = None
+    """variant -> the reference solution's whole main.py (function exercises)."""
+    params: dict[str, tuple[Any, ...]] | None = None
+    """The declared variant parameters; None: unknown (a bare checks path), not validated."""
+    checks_hash: str = ""
+    course_version: str = ""
+
+
+ChecksResolver = Callable[[str], "Path | GradingTarget"]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """A function exercise's grading: the reference's run on the same hidden inputs."""
+
+    expected: CapturedValues | None = None
+    inputs: Sequence[Call] = ()
+    source: str = ""
+    variant: dict[str, Any] = field(default_factory=dict)
 
 # Errors that mean "the sandbox said no", matched on the program's exception.
 _VIOLATIONS: tuple[tuple[str, str, str], ...] = (
@@ -75,13 +111,30 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         result.environment = Environment(info.python, info.jax, runner.config.platform,
                                          info.device_count, socket.gethostname(), worker)
         limits = Limits.from_job(job.limits, ceiling)
-        suite = load_suite(checks_for(job.exercise_id))
+        found = checks_for(job.exercise_id)
+        target = found if isinstance(found, GradingTarget) else GradingTarget(found)
+        suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
+        result.course_version, result.checks_hash = target.course_version, target.checks_hash
+        if job.checks_hash and target.checks_hash and job.checks_hash != target.checks_hash:
+            raise GraderError(f"this worker's checks for {job.exercise_id} "
+                              f"({target.checks_hash[:12]}, course {target.course_version}) are "
+                              f"not the service's ({job.checks_hash[:12]}, course "
+                              f"{job.course_version}): update the worker's course")
+        variant = dict(job.variant) or default_variant(target.params or {})
+        if target.params is not None and not is_variant(target.params, variant):
+            raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
+        result.variant = variant
+        context, calls = _Context(source=job.source, variant=variant), None
+        if suite.function is not None:
+            result.seed = secrets.randbelow(2**31)
+            context, calls = _reference(job, suite, target, variant, result.seed, runner,
+                                        limits)
         start = time.monotonic()
-        run = runner.run(job.source, suite.names, limits)
+        run = runner.run(job.source, suite.names, limits, calls)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
-        _interpret(run, limits, suite, result)
+        _interpret(run, limits, suite, result, context)
     except (GraderError, ChecksError, OSError) as exc:
         logger.exception("grading failed for infrastructure reasons",
                          extra={"submission_id": job.submission_id, "attempt": job.attempt})
@@ -93,6 +146,25 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if isinstance(exc, JobError):
             result.feedback = f"The grading job was malformed: {exc}"
     return _finish(result, picked)
+
+
+def _reference(job: Job, suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
+               seed: int, runner: SandboxRunner, limits: Limits) -> tuple[_Context, bytes]:
+    """Draw the hidden inputs and run the reference on them, sandboxed like a submission."""
+    if target.reference is None or suite.function is None:
+        raise ChecksError(f"{job.exercise_id} is a function exercise without a reference")
+    inputs = suite.calls(variant, seed)
+    calls = encode_calls(suite.function, inputs)
+    run = runner.run(target.reference(variant), (), limits, calls)
+    try:
+        expected = read_values(run.values, max_bytes=limits.values_bytes)
+    except ValuesError as exc:
+        raise ChecksError(f"the reference solution's run is unreadable ({exc}); "
+                          f"stderr: {run.stderr.decode(errors='replace')[-500:]}") from exc
+    problem = reference_problem(expected, suite.function)
+    if problem:
+        raise ChecksError(f"{job.exercise_id}: {problem}")
+    return _Context(expected, tuple(inputs), job.source, variant), calls
 
 
 def _finish(result: GradingResult, picked: float) -> GradingResult:
@@ -109,7 +181,7 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
-               result: GradingResult) -> None:
+               result: GradingResult, context: _Context) -> None:
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     if run.oom_killed:
@@ -147,7 +219,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            f"({how}). Do not call os._exit, kill processes or close the "
                            "grader's files; let the program run to its end.")
         return
-    _from_captured(captured, suite, result)
+    _from_captured(captured, suite, result, context)
 
 
 def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
@@ -163,8 +235,9 @@ def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
 
 
 def _from_captured(captured: CapturedValues, suite: CheckSuite,
-                   result: GradingResult) -> None:
-    outcomes = run_checks(suite, captured)
+                   result: GradingResult, context: _Context) -> None:
+    outcomes = run_checks(suite, captured, expected=context.expected, inputs=context.inputs,
+                          source=context.source, params=context.variant)
     result.checks = [CheckResult(o.name, o.status, o.points, o.max_points,
                                  o.feedback if o.visible or o.status == "passed"
                                  else _hidden_feedback(o.status),

@@ -55,28 +55,35 @@ class SandboxRunner:
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
         """One cold run. Its directory is a tmpfs inside the sandbox (main.py copied in from a
         memfd), so nothing of it is on the host: there is nothing to clean up, whatever the
-        program wrote, and nothing a learner can pre-create for a later run."""
+        program wrote, and nothing a learner can pre-create for a later run. ``calls`` (a PWC1
+        file) makes the harness call the function exercise's function on those hidden inputs;
+        it is copied in read-only next to the harness."""
         self._check_site()
         main_fd = _memfd("main.py", source.encode("utf-8"))
         filter_fd = _memfd("seccomp", seccomp.bpf_program())
+        calls_fd = _memfd("calls", calls) if calls is not None else None
+        extra = ["--calls", f"{bwrap.GRADER}/calls.bin"] if calls_fd is not None else []
+        fds = (main_fd, filter_fd) + ((calls_fd,) if calls_fd is not None else ())
         try:
             def make(fd: int) -> list[str]:
                 return bwrap.command(
                     python=self.config.python, workdir=None, harness=self.harness,
-                    argv=["--names", ",".join(names), "--fd", str(fd), f"{bwrap.WORK}/main.py"],
+                    argv=["--names", ",".join(names), *extra, "--fd", str(fd),
+                          f"{bwrap.WORK}/main.py"],
                     env=bwrap.sandbox_env(self.config.platform, self.run_uid),
                     platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
                     seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
-                    packages=self.config.packages)
+                    packages=self.config.packages, calls_fd=calls_fd)
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
-                               name_prefix=self.tag, pass_fds=(main_fd, filter_fd))
+                               name_prefix=self.tag, pass_fds=fds)
         finally:
-            os.close(main_fd)
-            os.close(filter_fd)
+            for fd in fds:
+                os.close(fd)
 
     def info(self) -> SandboxInfo:
         """Python/JAX/backend/device count inside the sandbox; raises SandboxUnavailable."""

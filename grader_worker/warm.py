@@ -203,8 +203,10 @@ class Zygote:
             self.control.close()
         shutil.rmtree(self.home, ignore_errors=True)
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
-        """One run; raises ProtocolError (replace the zygote) or SandboxUnavailable."""
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
+        """One run; raises ProtocolError (replace the zygote) or SandboxUnavailable.
+        ``calls``: a function exercise's hidden inputs (PWC1), copied into the run's home."""
         out = process.RunOutcome(cgroup_version=self.group.version)
         run_id = uuid.uuid4().hex
         group = self.group.child(f"run-{run_id[:12]}", memory_bytes=limits.memory_mb * MB,
@@ -214,7 +216,14 @@ class Zygote:
         source_fd = os.memfd_create("main.py")
         os.write(source_fd, source.encode("utf-8"))
         os.lseek(source_fd, 0, os.SEEK_SET)
+        files = [source_fd]
+        if calls is not None:
+            calls_fd = os.memfd_create("calls.bin")
+            os.write(calls_fd, calls)
+            os.lseek(calls_fd, 0, os.SEEK_SET)
+            files.append(calls_fd)
         request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
+                   "calls": calls is not None,
                    "inodes": RUN_INODES, "rlimits": {
                        "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
                        "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
@@ -225,9 +234,9 @@ class Zygote:
         try:
             try:
                 socket.send_fds(self.control, [json.dumps(request).encode()],
-                                [w for _, w in pipes.values()] + [go_read, source_fd])
+                                [w for _, w in pipes.values()] + [go_read, *files])
             finally:
-                for fd in [w for _, w in pipes.values()] + [go_read, source_fd]:
+                for fd in [w for _, w in pipes.values()] + [go_read, *files]:
                     os.close(fd)
             self._reply(run_id, {"pid": int}, time.monotonic() + REPLY_TIMEOUT_S)
             forked = self.leaf.pids() - self.keep  # the setup process, waiting for "go"
@@ -337,10 +346,11 @@ class WarmRunner(SandboxRunner):
             self.replaced += 1
         z.close()
 
-    def run(self, source: str, names: tuple[str, ...], limits: Limits) -> process.RunOutcome:
+    def run(self, source: str, names: tuple[str, ...], limits: Limits,
+            calls: bytes | None = None) -> process.RunOutcome:
         z = self._zygote()
         try:
-            out = z.run(source, names, limits)
+            out = z.run(source, names, limits, calls)
         except ProtocolError as exc:
             logger.warning("warm zygote out of step; replacing it", extra={"error": str(exc)})
             self._discard(z)

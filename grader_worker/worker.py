@@ -19,7 +19,7 @@ from typing import Any
 from course.checks import HARNESS_PATH
 from grader_worker.config import GraderConfig
 from grader_worker.errors import GraderError
-from grader_worker.grading import grade
+from grader_worker.grading import GradingTarget, grade
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.sweep import sweep
@@ -38,22 +38,30 @@ def _course(root: Path | None):  # noqa: ANN202 - course.Course, imported lazily
     return load_course(root)
 
 
-def course_checks_resolver(root: Path | None) -> Callable[[str], Path]:
-    """exercise id -> its checks.py in the course at ``root`` (None: the packaged course)."""
+def course_checks_resolver(root: Path | None) -> Callable[[str], GradingTarget]:
+    """exercise id -> what grading it needs, from the course at ``root`` (None: packaged)."""
+    from course import submission_for
 
-    def checks_for(exercise_id: str) -> Path:
-        found = _course(root).exercise(exercise_id)
+    def checks_for(exercise_id: str) -> GradingTarget:
+        course = _course(root)
+        found = course.exercise(exercise_id)
         if found is None:
             raise GraderError(f"exercise {exercise_id!r} is not in this worker's course: "
                               "update the worker to the service's course version")
-        return found[1].checks_path
+        lesson, exercise = found
+
+        def reference(variant: dict[str, Any]) -> str:
+            return submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
+
+        return GradingTarget(exercise.checks_path, reference if exercise.function else None,
+                             exercise.param_space, exercise.checks_hash, course.version)
 
     return checks_for
 
 
 class GraderWorker:
     def __init__(self, config: GraderConfig, queues: Queues, *,
-                 checks_for: Callable[[str], Path] | None = None,
+                 checks_for: Callable[[str], Path | GradingTarget] | None = None,
                  ceiling: Limits | None = None) -> None:
         self.config = config
         self.queues = queues

@@ -19,6 +19,10 @@ class JobSchema(Schema):
     source = fields.String(required=True, validate=validate.Length(max=MAX_SOURCE_BYTES))
     limits = fields.Dict(keys=fields.String(), load_default=dict)
     enqueued_at = fields.Float(required=True)
+    variant = fields.Dict(keys=fields.String(validate=validate.Length(max=50)),
+                          validate=validate.Length(max=20), load_default=dict)
+    course_version = fields.String(load_default="", validate=validate.Length(max=100))
+    checks_hash = fields.String(load_default="", validate=validate.Length(max=64))
 
 
 @dataclass(frozen=True)
@@ -35,11 +39,21 @@ class Job:
     """Unix time the service enqueued this try (for queued_s)."""
     limits: dict[str, Any] = field(default_factory=dict)
     """Limits the service asks for (clipped to the worker's ceiling)."""
+    variant: dict[str, Any] = field(default_factory=dict)
+    """The learner's exercise variant (``course.variants``); the grader refuses one the
+    exercise does not declare."""
+    course_version: str = ""
+    """The course version the service showed the learner (empty: not stated)."""
+    checks_hash: str = ""
+    """The exercise's checks hash the service expects (empty: not stated); the result says
+    which checks actually graded it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"submission_id": self.submission_id, "attempt": self.attempt,
                 "exercise_id": self.exercise_id, "source": self.source,
-                "limits": dict(self.limits), "enqueued_at": self.enqueued_at}
+                "limits": dict(self.limits), "enqueued_at": self.enqueued_at,
+                "variant": dict(self.variant), "course_version": self.course_version,
+                "checks_hash": self.checks_hash}
 
 
 def parse_job(data: Any) -> Job:

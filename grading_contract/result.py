@@ -108,6 +108,15 @@ class GradingResult:
     """Where it ran."""
     schema: int = SCHEMA_VERSION
     """Version of this shape."""
+    course_version: str = ""
+    """The worker's course version (course.yaml) whose checks graded this run."""
+    checks_hash: str = ""
+    """sha256 of the exercise's checks.py and reference solution that graded this run; a
+    regrade is due when the course's hash moves on."""
+    variant: dict[str, Any] = field(default_factory=dict)
+    """The exercise variant it was graded against."""
+    seed: int | None = None
+    """The seed the hidden inputs were drawn from (function exercises), to reproduce it."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -154,6 +163,11 @@ class ResultSchema(Schema):
     truncated = fields.Dict(keys=fields.String(), values=fields.Boolean(), required=True)
     timings = fields.Nested(TimingsSchema, required=True)
     environment = fields.Nested(EnvironmentSchema, required=True)
+    course_version = fields.String(load_default="", validate=validate.Length(max=100))
+    checks_hash = fields.String(load_default="", validate=validate.Length(max=64))
+    variant = fields.Dict(keys=fields.String(validate=validate.Length(max=50)),
+                          validate=validate.Length(max=20), load_default=dict)
+    seed = fields.Integer(load_default=None, allow_none=True)
 
 
 def result_from_dict(data: dict[str, Any]) -> GradingResult:

@@ -8,8 +8,21 @@ Grader: run ``HARNESS_PATH`` (standalone) in the sandbox with ``--names`` from
 from pathlib import Path
 
 from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values, check
+from course.checks.builtin import hardcoded_source, reference_problem
+from course.checks.functions import (
+    Call,
+    Cast,
+    FunctionExercise,
+    Rule,
+    calls_function,
+    encode_calls,
+    no_item_assignment,
+    uses_at_update,
+)
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
+    CallResult,
+    CapturedCalls,
     CapturedValue,
     CapturedValues,
     ProgramError,
@@ -21,6 +34,18 @@ HARNESS_PATH = Path(__file__).with_name("harness.py")
 
 __all__ = [
     "HARNESS_PATH",
+    "Call",
+    "CallResult",
+    "CapturedCalls",
+    "Cast",
+    "FunctionExercise",
+    "Rule",
+    "calls_function",
+    "hardcoded_source",
+    "reference_problem",
+    "encode_calls",
+    "no_item_assignment",
+    "uses_at_update",
     "CapturedValue",
     "CapturedValues",
     "CheckFailed",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,7 +60,7 @@ def check(title: str, *, points: float = 1.0, visible: bool = True) -> Callable:
     return mark
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     text = np.array2string(value, threshold=20) if isinstance(value, np.ndarray) else repr(value)
     return text if len(text) <= 200 else text[:200] + "..."
 
@@ -68,8 +68,18 @@ def _show(value: Any) -> str:
 class Values:
     """The learner's captured variables, with expectations that fail with feedback."""
 
-    def __init__(self, captured: CapturedValues) -> None:
+    def __init__(self, captured: CapturedValues, *, expected: CapturedValues | None = None,
+                 inputs: Sequence[Any] = (), source: str = "",
+                 params: Mapping[str, Any] | None = None) -> None:
         self.captured = captured
+        self.expected = expected
+        """The reference solution's run on the same hidden inputs (function exercises)."""
+        self.inputs = tuple(inputs)
+        """The hidden inputs (``Call``), in the order both runs called them."""
+        self.source = source
+        """The learner's main.py, for static checks."""
+        self.params = dict(params or {})
+        """The learner's variant."""
 
     @property
     def error(self) -> ProgramError | None:
@@ -98,9 +108,9 @@ class Values:
         try:
             array = np.asarray(value)
         except Exception as exc:  # noqa: BLE001
-            raise CheckFailed(f"`{name}` is not an array: {_show(value)}") from exc
+            raise CheckFailed(f"`{name}` is not an array: {show(value)}") from exc
         if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-            raise CheckFailed(f"`{name}` should hold numbers, it holds {_show(value)}")
+            raise CheckFailed(f"`{name}` should hold numbers, it holds {show(value)}")
         return array
 
     def expect_shape(self, name: str, shape: Sequence[int]) -> None:
@@ -120,7 +130,7 @@ class Values:
         self.expect_shape(name, want.shape)
         actual = self.array(name)
         if not np.allclose(actual, want, rtol=rtol, atol=atol, equal_nan=True):
-            raise CheckFailed(f"`{name}` is {_show(actual)}, expected {_show(want)}")
+            raise CheckFailed(f"`{name}` is {show(actual)}, expected {show(want)}")
 
     def expect_equal(self, name: str, expected: Any) -> None:
         """Exactly equal: same shape and values for arrays, == for scalars and text."""
@@ -129,9 +139,9 @@ class Values:
             want = np.asarray(expected)
             self.expect_shape(name, want.shape)
             if not np.array_equal(self.array(name), want):
-                raise CheckFailed(f"`{name}` is {_show(value)}, expected {_show(want)}")
+                raise CheckFailed(f"`{name}` is {show(value)}, expected {show(want)}")
         elif value != expected:
-            raise CheckFailed(f"`{name}` is {_show(value)}, expected {_show(expected)}")
+            raise CheckFailed(f"`{name}` is {show(value)}, expected {show(expected)}")
 
     def expect_true(self, condition: bool, feedback: str) -> None:
         if not condition:

@@ -6,14 +6,24 @@ hidden checks, and a broken project install cannot break a run.
 
     python harness.py --names masked,x --fd 3 main.py     (the grader: an inherited descriptor)
     python harness.py --names masked,x --out values.bin main.py
+    python harness.py --calls calls.bin --fd 3 main.py           (a function exercise)
+
+With ``--calls`` (written by ``course.checks.encode_calls`` in the trusted process), the file
+is read and removed before the program runs; after the program ran to its end, the harness
+calls the learner's function on each hidden input (and again under ``jax.jit`` when asked) and
+reports what came back. It only reports: every comparison happens in the trusted process.
 
 The report (read it with ``course.checks.read_values``) is::
 
     b"PWV1\\n" + 8-byte big-endian header length + header (UTF-8 JSON) + .npy blobs
 
 header = {"version": 1, "completed": bool, "error": null | {"type", "message", "line",
-"text"}, "names": {name: {"kind": "array", "offset", "length", "type"} | {"kind": "scalar",
-"value", "type"} | {"kind": "missing"} | {"kind": "unsupported", "type", "reason"}}}.
+"text"}, "names": {name: ENTRY}, "calls": null | {"function", "defined", "results": [
+{"outputs": [ENTRY] | null, "tuple", "error": null | {"type", "message", "line", "text"},
+"inputs_after": [ENTRY], "jit": null | {"outputs", "tuple", "error"}}]}}, where ENTRY is
+{"kind": "array", "offset", "length", "type", "dtype"} | {"kind": "scalar", "value", "type"} |
+{"kind": "missing"} | {"kind": "unsupported", "type", "reason"}; a call's output entries also
+carry "jax_array" (bool).
 Offsets count from the first byte after the header. Exit status: 0 when the program ran to
 its end, 1 when it raised (the report is still written), 2 when the harness itself was misused.
 """
@@ -30,6 +40,9 @@ import traceback
 import types
 
 MAGIC = b"PWV1\n"
+CALLS_MAGIC = b"PWC1\n"
+MAX_CALLS_BYTES = 64 * 1024 * 1024
+MAX_OUTPUTS = 16
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_MESSAGE = 2000
 SCALARS = (bool, int, float, str, type(None))
@@ -95,30 +108,132 @@ def _capture(value: object, np: types.ModuleType) -> tuple[dict, bytes]:
     if array.nbytes > MAX_ARRAY_BYTES:
         return {"kind": "unsupported", "type": type_name,
                 "reason": f"is too large ({array.nbytes} bytes)"}, b""
+    dtype = str(array.dtype)
+    if type(array.dtype).__module__.split(".")[0] != "numpy":  # bfloat16 and friends
+        array = array.astype(np.float32)
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
-    return {"kind": "array", "type": type_name}, buffer.getvalue()
+    return {"kind": "array", "type": type_name, "dtype": dtype}, buffer.getvalue()
 
 
-def build_report(namespace: dict, names: list[str], completed: bool, error: dict | None) -> bytes:
+class _Body:
+    """The report's blobs, appended in order; entries point into it by offset."""
+
+    def __init__(self, np: types.ModuleType) -> None:
+        self.np = np
+        self.blobs: list[bytes] = []
+        self.offset = 0
+
+    def entry(self, value: object) -> dict:
+        entry, blob = _capture(value, self.np)
+        if blob:
+            entry.update(offset=self.offset, length=len(blob))
+            self.blobs.append(blob)
+            self.offset += len(blob)
+        return entry
+
+
+def read_calls(path: str) -> dict:
+    """The hidden inputs (see ``course.checks.encode_calls``), as numpy arrays and scalars."""
     import numpy as np
 
+    with open(path, "rb") as handle:
+        payload = handle.read(MAX_CALLS_BYTES + 1)
+    if len(payload) > MAX_CALLS_BYTES or not payload.startswith(CALLS_MAGIC):
+        raise ValueError("the calls file is not a PWC1 file")
+    start = len(CALLS_MAGIC) + 8
+    (length,) = struct.unpack(">Q", payload[len(CALLS_MAGIC):start])
+    spec = json.loads(payload[start:start + length].decode("utf-8"))
+    body = payload[start + length:]
+    for call in spec["calls"]:
+        for arg in call["args"]:
+            if arg["kind"] == "array":
+                blob = body[arg["offset"]:arg["offset"] + arg["length"]]
+                arg["value"] = np.lib.format.read_array(io.BytesIO(blob), allow_pickle=False)
+    return spec
+
+
+def _arguments(call: dict) -> list:
+    """Fresh arguments for one call: arrays become jax arrays (cast when the author asked)."""
+    import jax.numpy as jnp
+
+    args = []
+    for arg in call["args"]:
+        if arg["kind"] == "array":
+            value = jnp.asarray(arg["value"])
+            args.append(value.astype(arg["cast"]) if arg.get("cast") else value)
+        else:
+            args.append(arg["value"])
+    return args
+
+
+def jax_tools() -> dict:
+    """``jax.jit`` and ``jax.Array`` as imported before the learner's program runs, so a
+    program that rebinds them does not change what the harness calls or reports."""
+    import jax
+
+    return {"jit": jax.jit, "Array": jax.Array}
+
+
+def _outputs(value: object, body: _Body, tools: dict) -> tuple[list[dict], bool]:
+    is_tuple = isinstance(value, tuple | list)
+    items = list(value)[:MAX_OUTPUTS] if is_tuple else [value]
+    entries = []
+    for item in items:
+        entry = body.entry(item)
+        entry["jax_array"] = isinstance(item, tools["Array"])
+        entries.append(entry)
+    return entries, is_tuple
+
+
+def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
+    """Call the learner's function on every hidden input; report outputs, never judge them."""
+    tools = spec.get("tools") or jax_tools()
+
+    with open(program, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    function = namespace.get(spec["function"])
+    report: dict = {"function": spec["function"], "defined": callable(function),
+                    "results": []}
+    if not callable(function):
+        return report
+    for call in spec["calls"]:
+        result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None}
+        name = call.get("function") or spec["function"]
+        function = namespace.get(name)
+        args = _arguments(call)
+        try:
+            if not callable(function):
+                raise NameError(f"the program defines no function `{name}`")
+            result["outputs"], result["tuple"] = _outputs(function(*args), body, tools)
+        except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
+            result["error"] = _describe_error(exc, program, lines)
+        result["inputs_after"] = [body.entry(arg) for arg in args]
+        if spec.get("jit"):
+            jitted: dict = {"outputs": None, "tuple": False, "error": None}
+            try:
+                compiled = tools["jit"](function, static_argnums=tuple(spec.get("static", ())))
+                jitted["outputs"], jitted["tuple"] = _outputs(
+                    compiled(*_arguments(call)), body, tools)
+            except BaseException as exc:  # noqa: BLE001
+                jitted["error"] = _describe_error(exc, program, lines)
+            result["jit"] = jitted
+        report["results"].append(result)
+    return report
+
+
+def build_report(namespace: dict, names: list[str], completed: bool, error: dict | None,
+                 calls: dict | None = None, program: str = "") -> bytes:
+    import numpy as np
+
+    body = _Body(np)
     entries: dict[str, dict] = {}
-    blobs: list[bytes] = []
-    offset = 0
     for name in names:
-        if name not in namespace:
-            entries[name] = {"kind": "missing"}
-            continue
-        entry, blob = _capture(namespace[name], np)
-        if blob:
-            entry.update(offset=offset, length=len(blob))
-            blobs.append(blob)
-            offset += len(blob)
-        entries[name] = entry
+        entries[name] = body.entry(namespace[name]) if name in namespace else {"kind": "missing"}
+    called = run_calls(namespace, calls, body, program) if calls and completed else None
     header = json.dumps({"version": 1, "completed": completed, "error": error,
-                         "names": entries}).encode()
-    return MAGIC + struct.pack(">Q", len(header)) + header + b"".join(blobs)
+                         "names": entries, "calls": called}).encode()
+    return MAGIC + struct.pack(">Q", len(header)) + header + b"".join(body.blobs)
 
 
 def run_program(program: str) -> tuple[dict, bool, dict | None, BaseException | None]:
@@ -154,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("program")
     parser.add_argument("--names", default="", help="comma-separated variable names to report")
+    parser.add_argument("--calls", help="the hidden inputs of a function exercise (PWC1 file)")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--fd", type=int, help="inherited file descriptor for the report")
     target.add_argument("--out", help="file to write the report to")
@@ -172,12 +288,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"harness: no program file {program}", file=sys.stderr)
         sink.close()
         return 2
+    calls = None
+    if args.calls:
+        try:
+            calls = read_calls(args.calls)
+        except (OSError, ValueError, KeyError, TypeError) as calls_exc:
+            print(f"harness: unusable calls file: {calls_exc!r}", file=sys.stderr)
+            sink.close()
+            return 2
+        try:
+            os.unlink(args.calls)  # the program never sees the file
+        except OSError:
+            pass
+        try:
+            calls["tools"] = jax_tools()
+        except ImportError as import_exc:
+            print(f"harness: a function exercise needs jax: {import_exc!r}", file=sys.stderr)
+            sink.close()
+            return 2
     namespace, completed, error, exc = run_program(program)
     sys.stdout.flush()
     if exc is not None and error is not None:
         _print_trimmed_traceback(exc, program, error)
     try:
-        report = build_report(namespace, names, completed, error)
+        report = build_report(namespace, names, completed, error, calls, program)
     except BaseException as capture_exc:  # noqa: BLE001 - a broken value must not lose the run
         report = build_report({}, names, completed, error)
         print(f"harness: could not capture values: {capture_exc!r}", file=sys.stderr)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values
+from course.checks.builtin import builtin_checks
+from course.checks.functions import Call, FunctionExercise, make_calls
 from course.checks.values import CapturedValues
 from course.errors import CourseError
 
@@ -29,15 +32,31 @@ class RegisteredCheck:
 
 @dataclass(frozen=True)
 class CheckSuite:
-    """An exercise's checks: the variable NAMES the harness must report, and the checks."""
+    """An exercise's checks: the variable NAMES the harness must report, and the checks.
+
+    A function exercise also has ``function`` (its ``EXERCISE``) and ``draw`` (its
+    ``calls(params, rng)``); its checks start with the built-in ones.
+    """
 
     path: Path
     names: tuple[str, ...]
     checks: tuple[RegisteredCheck, ...]
+    function: FunctionExercise | None = None
+    draw: Callable[..., Sequence[Call]] | None = None
 
     @property
     def max_points(self) -> float:
         return sum(c.spec.points for c in self.checks)
+
+    def calls(self, params: Mapping[str, object], seed: int) -> list[Call]:
+        """The hidden inputs for one grading (raises ChecksError if the author's draw fails)."""
+        if self.draw is None:
+            return []
+        try:
+            return make_calls(self.draw, params, seed)
+        except Exception as exc:  # noqa: BLE001 - author code may raise anything
+            raise ChecksError(f"{self.path}: calls(params, rng) failed: "
+                              f"{type(exc).__name__}: {exc}") from exc
 
 
 def _import(path: Path) -> ModuleType:
@@ -59,8 +78,14 @@ def load_suite(checks_path: Path | str) -> CheckSuite:
     if not path.is_file():
         raise ChecksError(f"{path}: no such checks file")
     module = _import(path)
-    names = getattr(module, "NAMES", None)
-    if (not isinstance(names, tuple | list) or not names
+    function = getattr(module, "EXERCISE", None)
+    draw = getattr(module, "calls", None)
+    if function is not None and (not isinstance(function, FunctionExercise)
+                                 or not callable(draw)):
+        raise ChecksError(f"{path}: EXERCISE must be a FunctionExercise, with a "
+                          "`def calls(params, rng)` that returns the hidden inputs")
+    names = getattr(module, "NAMES", () if function else None)
+    if (not isinstance(names, tuple | list) or (not names and function is None)
             or not all(isinstance(n, str) and n.isidentifier() for n in names)):
         raise ChecksError(f"{path}: NAMES must be a non-empty tuple of variable names, "
                           f"such as NAMES = (\"masked\", \"x\")")
@@ -69,17 +94,26 @@ def load_suite(checks_path: Path | str) -> CheckSuite:
         for fn in vars(module).values()
         if callable(fn) and isinstance(getattr(fn, "__pathways_check__", None), CheckSpec)
     ]
+    if function is not None:
+        found += [RegisteredCheck(spec, fn) for spec, fn in builtin_checks(function)]
     if not found:
         raise ChecksError(f"{path}: defines no @check functions")
     found.sort(key=lambda c: c.spec.order)
-    return CheckSuite(path, tuple(names), tuple(found))
+    return CheckSuite(path, tuple(names), tuple(found), function,
+                      draw if function is not None else None)
 
 
-def run_checks(checks_path: Path | str | CheckSuite,
-               captured: CapturedValues) -> list[CheckOutcome]:
-    """Every check's outcome, in file order. Raises ChecksError if checks.py is unusable."""
+def run_checks(checks_path: Path | str | CheckSuite, captured: CapturedValues, *,
+               expected: CapturedValues | None = None, inputs: Sequence[Call] = (),
+               source: str = "", params: Mapping[str, object] | None = None,
+               ) -> list[CheckOutcome]:
+    """Every check's outcome, in file order. Raises ChecksError if checks.py is unusable.
+
+    Function exercises also need the reference run (``expected``) on the same ``inputs``,
+    and the learner's ``source`` for the static checks.
+    """
     suite = checks_path if isinstance(checks_path, CheckSuite) else load_suite(checks_path)
-    values = Values(captured)
+    values = Values(captured, expected=expected, inputs=inputs, source=source, params=params)
     outcomes: list[CheckOutcome] = []
     for registered in suite.checks:
         spec = registered.spec

@@ -28,8 +28,9 @@ MAX_PAYLOAD = 64 * 1024 * 1024
 MAX_HEADER = 1024 * 1024
 MAX_NAMES = 256
 MAX_NAME_CHARS = 200
-MAX_DEPTH = 6
-"""The harness's header nests 3 deep (header, names, entry); anything deeper is not ours."""
+MAX_DEPTH = 8
+"""The harness's header nests at most 7 deep (header, calls, results, call, jit, outputs,
+entry); anything deeper is not ours."""
 MAX_INT_DIGITS = 20
 """The harness sends integers beyond 2**63 as floats; longer digit strings are an attack."""
 MAX_ELEMENTS = 1 << 28
@@ -63,6 +64,35 @@ class CapturedValue:
     value: Any = None
     type: str = ""
     reason: str = ""
+    dtype: str = ""
+    """The array's dtype as the program had it (bfloat16 arrives cast to float32)."""
+    jax_array: bool = False
+    """For a call's outputs: the value was a ``jax.Array``."""
+
+
+@dataclass(frozen=True)
+class CallOutputs:
+    """What one call of the learner's function returned (or raised)."""
+
+    outputs: tuple[CapturedValue, ...] | None
+    is_tuple: bool
+    error: ProgramError | None
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One hidden input: the plain call, the arguments after it, and the call under jit."""
+
+    plain: CallOutputs
+    inputs_after: tuple[CapturedValue, ...]
+    jit: CallOutputs | None
+
+
+@dataclass(frozen=True)
+class CapturedCalls:
+    function: str
+    defined: bool
+    results: tuple[CallResult, ...]
 
 
 @dataclass(frozen=True)
@@ -72,6 +102,8 @@ class CapturedValues:
     completed: bool
     error: ProgramError | None
     values: dict[str, CapturedValue] = field(default_factory=dict)
+    calls: CapturedCalls | None = None
+    """A function exercise's calls; None when none were asked for or the program stopped."""
 
     def stopped(self) -> str:
         """Where the program stopped, in words, for feedback."""
@@ -142,11 +174,14 @@ def _entry(name: str, raw: Any, body: bytes) -> CapturedValue:
         value = raw.get("value")
         if not isinstance(value, bool | int | float | str | type(None)):
             raise _fail(f"the scalar `{name}` is not a number, text or null")
-        return CapturedValue("scalar", value, type_name)
+        return CapturedValue("scalar", value, type_name, jax_array=raw.get("jax_array") is True)
     if kind == "array":
         offset, length = _span(name, raw, body)
+        dtype = raw.get("dtype", "")
+        if not isinstance(dtype, str):
+            raise _fail(f"the dtype of `{name}` is not text")
         return CapturedValue("array", _read_array(body[offset : offset + length], name),
-                             type_name)
+                             type_name, dtype=dtype, jax_array=raw.get("jax_array") is True)
     raise _fail(f"`{name}` has the unknown kind {kind!r}")
 
 
@@ -194,16 +229,63 @@ def _header(raw: bytes) -> Any:
         raise _fail(f"its header is not JSON ({type(exc).__name__})") from exc
 
 
-def _check_spans(names: dict[str, Any], body: bytes) -> None:
-    """Blobs may not overlap or repeat: what is decoded never exceeds the report's size.
-    Checked for every array before any is decoded."""
-    spans = [_span(name, raw, body) for name, raw in names.items()
-             if isinstance(raw, dict) and raw.get("kind") == "array"]
+def _array_entries(node: Any, where: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every array entry anywhere in the header (named values and the calls' inputs and
+    outputs). The header's depth is already bounded, so this recursion is too."""
+    if isinstance(node, dict):
+        found = [(where, node)] if node.get("kind") == "array" else []
+        for key, value in node.items():
+            found += _array_entries(value, f"{where}.{key}" if where else str(key))
+        return found
+    if isinstance(node, list):
+        return [e for i, item in enumerate(node) for e in _array_entries(item, f"{where}[{i}]")]
+    return []
+
+
+def _check_spans(header: dict[str, Any], body: bytes) -> None:
+    """Blobs may not overlap or repeat, wherever they are named (values or calls): what is
+    decoded never exceeds the report's size. Checked for every array before any is decoded."""
+    spans = [_span(name, raw, body) for name, raw in _array_entries(header, "")]
     end = 0
     for offset, length in sorted(spans):
         if offset < end:
             raise _fail("two arrays point at the same bytes")
         end = offset + length
+
+
+def _entries(raw: Any, body: bytes, what: str) -> tuple[CapturedValue, ...]:
+    if not isinstance(raw, list) or len(raw) > MAX_NAMES:
+        raise _fail(f"{what} is not a list of at most {MAX_NAMES} entries")
+    return tuple(_entry(f"{what}[{i}]", item, body) for i, item in enumerate(raw))
+
+
+def _call_outputs(raw: Any, body: bytes, what: str) -> CallOutputs:
+    if not isinstance(raw, dict):
+        raise _fail(f"{what} is not a mapping")
+    outputs = raw.get("outputs")
+    return CallOutputs(None if outputs is None else _entries(outputs, body, f"{what} outputs"),
+                       raw.get("tuple") is True, _error(raw.get("error")))
+
+
+def _calls(raw: Any, body: bytes) -> CapturedCalls | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("function"), str):
+        raise _fail("its calls are not a mapping with a function name")
+    results = raw.get("results")
+    if not isinstance(results, list) or len(results) > MAX_NAMES:
+        raise _fail(f"its call results are not a list of at most {MAX_NAMES}")
+    parsed = []
+    for index, item in enumerate(results):
+        what = f"call {index}"
+        if not isinstance(item, dict):
+            raise _fail(f"{what} is not a mapping")
+        jit = item.get("jit")
+        parsed.append(CallResult(
+            _call_outputs(item, body, what),
+            _entries(item.get("inputs_after", []), body, f"{what} inputs"),
+            None if jit is None else _call_outputs(jit, body, f"{what} under jit")))
+    return CapturedCalls(raw["function"], raw.get("defined") is True, tuple(parsed))
 
 
 def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValues:
@@ -232,6 +314,7 @@ def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValu
     if not isinstance(completed, bool):
         raise _fail("`completed` is not true or false")
     body = payload[start + header_length :]
-    _check_spans(names, body)
-    values = {name: _entry(name, raw, body) for name, raw in names.items()}
-    return CapturedValues(completed, _error(header.get("error")), values)
+    _check_spans(header, body)
+    values = {str(name): _entry(str(name), raw, body) for name, raw in names.items()}
+    return CapturedValues(completed, _error(header.get("error")), values,
+                          _calls(header.get("calls"), body))

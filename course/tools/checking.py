@@ -2,8 +2,10 @@
 
 Items: the complete main.py (its output must equal the receipt), the cumulative build of the
 steps, each experiment appended to main.py, the figure script (its data must equal data.json),
-each reference solution against its hidden checks (full marks), and each starter (parses,
-fails only at a TODO line, scores below full).
+each reference solution against its hidden checks (full marks, in every variant), and each
+starter (parses, fails only at a TODO line, scores below full). A function exercise also gets
+two cheats graded: ``hardcoded`` (the reference's outputs on the example typed in) and
+``variant`` (another variant's reference solution); both must score below full.
 """
 
 from __future__ import annotations
@@ -22,9 +24,13 @@ from course.checks import (
     CapturedValues,
     CheckOutcome,
     ChecksError,
+    CheckSuite,
     ValuesError,
+    encode_calls,
+    hardcoded_source,
     load_suite,
     read_values,
+    reference_problem,
 )
 from course.checks import run_checks as grade
 from course.model import Course, Exercise, Lesson
@@ -32,7 +38,9 @@ from course.submission import submission_for
 from course.tools.compare import first_difference, output_diff
 from course.tools.execute import DEFAULT_TIMEOUT_S, RunResult, run_python
 
-KINDS = ("main", "build", "experiment", "figure", "solution", "starter")
+KINDS = ("main", "build", "experiment", "figure", "solution", "starter", "hardcoded", "variant")
+CHECK_SEED = 0
+"""``course check`` draws its hidden inputs from a fixed seed, so a failure reproduces."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,13 @@ class Item:
     lesson: Lesson
     kind: str
     slug: str = ""
+    project: Exercise | None = None
+    """A phase's gradable project (graded with the phase's last lesson as ``lesson``)."""
 
     @property
     def id(self) -> str:
+        if self.project is not None:
+            return f"{self.project.id}/{self.kind}"
         return "/".join(p for p in (self.lesson.id, self.kind, self.slug) if p)
 
 
@@ -60,16 +72,27 @@ def plan(course: Course, lesson_id: str | None = None) -> list[Item]:
     """Every item of every lesson (or of one lesson), in a stable order."""
     lessons = [x for x in course.lessons() if lesson_id in (None, x.id)]
     items: list[Item] = []
+    if lesson_id is None or lesson_id.startswith("project."):
+        for phase in course.phases:
+            project = phase.project.exercise if phase.project else None
+            if project is not None and phase.lessons and lesson_id in (None, project.id):
+                items += [Item(phase.lessons[-1], kind, project.slug, project)
+                          for kind in ("solution", "starter", "hardcoded")]
     for lesson in lessons:
         items += [Item(lesson, "main"), Item(lesson, "build")]
         items += [Item(lesson, "experiment", e.slug) for e in lesson.experiments]
         items.append(Item(lesson, "figure"))
         items += [Item(lesson, "solution", e.slug) for e in lesson.exercises]
         items += [Item(lesson, "starter", e.slug) for e in lesson.exercises]
+        items += [Item(lesson, "hardcoded", e.slug) for e in lesson.exercises if e.function]
+        items += [Item(lesson, "variant", e.slug) for e in lesson.exercises
+                  if len(e.variants) > 1]
     return items
 
 
 def _exercise(item: Item) -> Exercise:
+    if item.project is not None:
+        return item.project
     return next(e for e in item.lesson.exercises if e.slug == item.slug)
 
 
@@ -127,34 +150,130 @@ def _check_figure(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, flo
     return True, "", run.seconds
 
 
-def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float
-                     ) -> tuple[list[CheckOutcome], CapturedValues, RunResult]:
-    """Run ``code`` under the harness and grade it, as the grader would (minus the sandbox)."""
-    suite = load_suite(exercise.checks_path)
-    program = _write(tmp, code)
-    report = tmp / "values.bin"
-    run = run_python([str(HARNESS_PATH), "--names", ",".join(suite.names), "--out",
-                      str(report), str(program)], cwd=tmp, timeout=timeout)
+def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
+             timeout: float) -> tuple[CapturedValues, RunResult]:
+    folder.mkdir(parents=True, exist_ok=True)
+    program = _write(folder, code)
+    report = folder / "values.bin"
+    extra: list[str] = []
+    if calls is not None:
+        (folder / "calls.bin").write_bytes(calls)
+        extra = ["--calls", str(folder / "calls.bin")]
+    run = run_python([str(HARNESS_PATH), "--names", ",".join(suite.names), *extra, "--out",
+                      str(report), str(program)], cwd=folder, timeout=timeout)
     payload = report.read_bytes() if report.is_file() else b""
-    captured = read_values(payload)
-    return grade(suite, captured), captured, run
+    return read_values(payload), run
+
+
+def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *,
+                     lesson: Lesson | None = None, variant: dict | None = None,
+                     seed: int = CHECK_SEED,
+                     ) -> tuple[list[CheckOutcome], CapturedValues, RunResult]:
+    """Run ``code`` under the harness and grade it, as the grader would (minus the sandbox).
+
+    A function exercise needs ``lesson``: its reference solution (in ``variant``) runs first,
+    on the same hidden inputs, and gives the expected outputs.
+    """
+    suite = load_suite(exercise.checks_path)
+    if suite.function is None:
+        captured, run = _harness(code, suite, None, tmp / "learner", timeout)
+        return grade(suite, captured), captured, run
+    if lesson is None:
+        raise ValueError("a function exercise is graded against its lesson's reference")
+    if variant is not None:
+        chosen = variant
+    else:
+        chosen = exercise.variants[0] if exercise.variants else {}
+    inputs = suite.calls(chosen, seed)
+    calls = encode_calls(suite.function, inputs)
+    reference = submission_for(lesson, exercise, exercise.for_variant(chosen).solution_code)
+    expected, _ = _harness(reference, suite, calls, tmp / "reference", timeout)
+    problem = reference_problem(expected, suite.function)
+    if problem:
+        raise ChecksError(f"{exercise.id} {chosen or ''}: {problem}")
+    captured, run = _harness(code, suite, calls, tmp / "learner", timeout)
+    outcomes = grade(suite, captured, expected=expected, inputs=inputs, source=code,
+                     params=chosen)
+    return outcomes, captured, run
 
 
 def _check_solution(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
+    """The reference solution scores full marks, in every variant."""
     exercise = _exercise(item)
-    code = submission_for(item.lesson, exercise, exercise.solution_code)
+    seconds = 0.0
+    variants = exercise.variants or [{}]
+    for index, variant in enumerate(variants):
+        code = submission_for(item.lesson, exercise, exercise.for_variant(variant).solution_code)
+        try:
+            outcomes, captured, run = grade_submission(code, exercise, tmp / str(index), timeout,
+                                                       lesson=item.lesson, variant=variant)
+        except (ChecksError, ValuesError) as exc:
+            return False, str(exc), seconds
+        seconds += run.seconds
+        problems = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
+        if captured.error is not None:
+            problems.insert(0, f"the reference solution {captured.stopped()}")
+        score = sum(o.points for o in outcomes)
+        if problems:
+            return False, (f"reference solution {variant or ''} scores {score:g}/"
+                           f"{exercise.max_points:g}:\n  " + "\n  ".join(problems)), seconds
+    shown = f" in all {len(variants)} variants" if len(variants) > 1 else ""
+    return True, f"{exercise.max_points:g}/{exercise.max_points:g}{shown}", seconds
+
+
+def _below_full(item: Item, tmp: Path, timeout: float, code: str, what: str,
+                variant: dict | None = None, whole: bool = False) -> tuple[bool, str, float]:
+    """``code`` (appended to main.py unless ``whole``) must score below full marks."""
+    exercise = _exercise(item)
+    program = code if whole else submission_for(item.lesson, exercise, code)
     try:
-        outcomes, captured, run = grade_submission(code, exercise, tmp, timeout)
+        outcomes, _, run = grade_submission(program, exercise, tmp, timeout, lesson=item.lesson,
+                                            variant=variant)
     except (ChecksError, ValuesError) as exc:
         return False, str(exc), 0.0
-    problems = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
-    if captured.error is not None:
-        problems.insert(0, f"the reference solution {captured.stopped()}")
     score = sum(o.points for o in outcomes)
-    if problems:
-        return False, (f"reference solution scores {score:g}/{exercise.max_points:g}:\n  "
-                       + "\n  ".join(problems)), run.seconds
-    return True, f"{score:g}/{exercise.max_points:g}", run.seconds
+    if score >= exercise.max_points:
+        return False, (f"{what} scores full marks ({score:g}/{exercise.max_points:g}): the "
+                       "checks reward an answer that does not do the exercise"), run.seconds
+    return True, f"{what} scores {score:g}/{exercise.max_points:g}", run.seconds
+
+
+def hardcoded_submission(lesson: Lesson, exercise: Exercise, variant: dict, tmp: Path,
+                         timeout: float = DEFAULT_TIMEOUT_S) -> str:
+    """A cheat's main.py: the reference's outputs on the first (example) input, typed in.
+
+    Raises ChecksError when the reference itself does not run.
+    """
+    suite = load_suite(exercise.checks_path)
+    if suite.function is None:
+        raise ChecksError(f"{exercise.id} is not a function exercise")
+    calls = encode_calls(suite.function, suite.calls(variant, CHECK_SEED))
+    reference = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
+    expected, _ = _harness(reference, suite, calls, tmp, timeout)
+    problem = reference_problem(expected, suite.function)
+    if problem:
+        raise ChecksError(problem)
+    return submission_for(lesson, exercise, hardcoded_source(suite.function, expected))
+
+
+def _check_hardcoded(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
+    """The reference's outputs on the first (example) input, typed in, score below full."""
+    exercise = _exercise(item)
+    variant = exercise.variants[0] if exercise.variants else {}
+    try:
+        code = hardcoded_submission(item.lesson, exercise, variant, tmp / "example", timeout)
+    except (ChecksError, ValuesError) as exc:
+        return False, str(exc), 0.0
+    return _below_full(item, tmp / "graded", timeout, code, "a hard-coded answer", variant,
+                       whole=True)
+
+
+def _check_variant(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
+    """Variant 0's reference solution, graded as variant 1, scores below full."""
+    exercise = _exercise(item)
+    mine, theirs = exercise.variants[1], exercise.variants[0]
+    return _below_full(item, tmp, timeout, exercise.for_variant(theirs).solution_code,
+                       f"the {theirs} answer graded as {mine}", mine)
 
 
 def _check_starter(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
@@ -165,7 +284,8 @@ def _check_starter(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, fl
         return False, f"starter.py line {exc.lineno}: does not parse: {exc.msg}", 0.0
     code = submission_for(item.lesson, exercise, exercise.starter_code)
     try:
-        outcomes, captured, run = grade_submission(code, exercise, tmp, timeout)
+        outcomes, captured, run = grade_submission(code, exercise, tmp, timeout,
+                                                   lesson=item.lesson)
     except (ChecksError, ValuesError) as exc:
         return False, str(exc), 0.0
     score = sum(o.points for o in outcomes)
@@ -204,6 +324,10 @@ def run_item(item: Item, timeout: float = DEFAULT_TIMEOUT_S) -> ItemResult:
             ok, detail, seconds = _check_solution(item, tmp, timeout)
         elif item.kind == "starter":
             ok, detail, seconds = _check_starter(item, tmp, timeout)
+        elif item.kind == "hardcoded":
+            ok, detail, seconds = _check_hardcoded(item, tmp, timeout)
+        elif item.kind == "variant":
+            ok, detail, seconds = _check_variant(item, tmp, timeout)
         else:
             raise ValueError(f"unknown item kind {item.kind!r}; known: {', '.join(KINDS)}")
     return ItemResult(item, ok, seconds, detail)

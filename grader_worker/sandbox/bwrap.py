@@ -77,7 +77,8 @@ def site_packages(platform: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]
 def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str],
             env: dict[str, str], platform: str, run_uid: int | None, zygote: Path | None = None,
             main_fd: int | None = None, seccomp_fd: int | None = None,
-            disk_bytes: int | None = None, packages: tuple[str, ...] = ()) -> list[str]:
+            disk_bytes: int | None = None, packages: tuple[str, ...] = (),
+            calls_fd: int | None = None) -> list[str]:
     """The full argv: bwrap + (setpriv when root) + python -I harness + args (or, for the warm
     runner, python -I zygote, with the zygote bound next to the harness).
 
@@ -85,6 +86,7 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     copied from ``main_fd``; else the host ``workdir`` is bound there (the warm runner's home).
     ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
     ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy).
+    ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
     """
     view = site_view.probe(python, site_packages(platform, packages))
     size = ["--size", str(disk_bytes)] if disk_bytes else []
@@ -131,6 +133,8 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
                 "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
     cmd += ["--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
+    if calls_fd is not None:
+        cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
     if zygote is not None:
         cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py",
                 "--ro-bind", str(zygote.with_name("seccomp.py")), f"{GRADER}/seccomp.py"]

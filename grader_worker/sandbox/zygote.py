@@ -99,7 +99,8 @@ def _program(request: dict, fds: dict[str, int], harness, seccomp) -> None:  # n
         seccomp.install_in_this_process()
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-        code = harness.main(["--names", ",".join(request["names"]), "--fd",
+        calls = ["--calls", f"{HOME}/calls.bin"] if request.get("calls") else []
+        code = harness.main(["--names", ",".join(request["names"]), *calls, "--fd",
                              str(fds["values"]), f"{HOME}/main.py"])
         threading._shutdown()  # as at interpreter exit: a live thread keeps the run going
         atexit._run_exitfuncs()
@@ -149,6 +150,14 @@ def _init(request: dict, fds: dict[str, int], started: int, harness, seccomp,  #
         os._exit(code)
 
 
+def _drain(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
 def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  # noqa: ANN001
            init_uid: int | None) -> None:
     """The run's own namespaces and files, then its init. Never returns."""
@@ -160,18 +169,16 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
         if os.read(go, 1) != b"g":  # the worker has not placed us in the run's cgroup
             return
         os.close(go)
-        source = fds.pop("source")
-        chunks = []
-        while chunk := os.read(source, 1 << 20):
-            chunks.append(chunk)
-        os.close(source)
+        files = {name: _drain(fds.pop(fd)) for name, fd in
+                 (("main.py", "source"), ("calls.bin", "calls")) if fd in fds}
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
         _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
         size, inodes = int(request["tmpfs_mb"]), int(request["inodes"])
         _mount_tmpfs("/tmp", "1777", size, inodes)
         _mount_tmpfs(HOME, "0700", size, inodes)
-        with open(f"{HOME}/main.py", "wb") as handle:
-            handle.write(b"".join(chunks))
+        for name, data in files.items():  # main.py, and a function exercise's hidden inputs
+            with open(f"{HOME}/{name}", "wb") as handle:
+                handle.write(data)
         init = os.fork()
         if init == 0:
             _init(request, fds, started, harness, seccomp, init_uid)
@@ -225,14 +232,15 @@ def main() -> int:
     harness, seccomp = _load("harness"), _load("seccomp")
     _send(control, ready=True)
     while True:
-        message, received, _flags, _addr = socket.recv_fds(control, 65536, 5)
+        message, received, _flags, _addr = socket.recv_fds(control, 65536, 6)
         if not message:
             return 0
         request = json.loads(message)
         if "ping" in request:  # the worker's check, before a job, that we are responsive
             _send(control, run=request["ping"], pong=True)
             continue
-        fds = dict(zip(("stdout", "stderr", "values", "go", "source"), received, strict=True))
+        names = ("stdout", "stderr", "values", "go", "source", "calls")[:len(received)]
+        fds = dict(zip(names, received, strict=True))
         read_started, started = os.pipe()
         pid = os.fork()
         if pid == 0:

@@ -1,4 +1,5 @@
-"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores.
+"""The ``instructor`` blueprint: deep-linking picker, class view, CSV export, resend scores,
+regrade an exercise whose checks changed.
 
 Every view is for an instructor of the launch's own LMS course; the guard
 (``lti_service.authz``) resolves that course and checks the role, Origin and CSRF token.
@@ -9,14 +10,16 @@ from __future__ import annotations
 import csv
 import io
 
-from flask import Blueprint, redirect, render_template, url_for
+from flask import Blueprint, abort, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from ..auth import launch_url_args
-from ..authz import INSTRUCTOR, Access, Guard
+from ..authz import INSTRUCTOR, Access, Guard, PlacementAccess
 from ..extensions import db, state
 from ..models import LmsContext
 from ..services import classview, content, outbox, roster
+from ..services.content import EXERCISE_KINDS
+from ..submissions import service as submissions
 
 bp = Blueprint("instructor", __name__, url_prefix="/instructor")
 guard = Guard(bp, source="page")
@@ -63,6 +66,20 @@ def class_csv(access: Access) -> Response:
                                  view.score(row, p)])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=class.csv"})
+
+
+@bp.post("/regrade/<int:placement_id>")
+@guard(INSTRUCTOR, kinds=EXERCISE_KINDS)
+def regrade(access: PlacementAccess) -> Response:
+    """Grade this exercise's submissions again with the course's current checks."""
+    from ..submissions.views import queues, settings
+
+    found = state().course.get().exercise(access.placement.content_id)
+    if found is None:
+        abort(404, "this placement is not an exercise of the course")
+    submissions.regrade(db(), queues(), settings(), placement=access.placement,
+                        exercise=found[1])
+    return redirect(url_for("instructor.class_view", **launch_url_args()))
 
 
 @bp.post("/resend")

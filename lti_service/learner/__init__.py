@@ -24,7 +24,8 @@ def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = Non
     placement, item = access.placement, access.item
     attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
-    fragment = lesson_fragment(item.lesson, action, form_fields())
+    seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
+    fragment = lesson_fragment(item.lesson, action, form_fields(), checkpoint=seen)
     return render_template(
         "lesson.html",
         title=item.title,

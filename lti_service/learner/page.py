@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from urllib.parse import urlencode
 
 from markupsafe import Markup
 
-from course.model import Lesson
+from course.model import Checkpoint, Lesson
 from course.render import LessonLinks, lesson_html, stylesheet
 
 # Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
@@ -22,7 +23,7 @@ from course.render import LessonLinks, lesson_html, stylesheet
 _SAFE = re.compile(r"[A-Za-z0-9_.\-]*")
 _PLACEHOLDER = "pathways-hidden-value-{}-3f9c2a"
 _CACHE_LIMIT = 256
-_cache: dict[tuple[int, str, str, tuple[str, ...]], tuple[Lesson, str]] = {}
+_cache: dict[tuple[int, str, str, tuple[str, ...], tuple[str, ...]], tuple[Lesson, str]] = {}
 _lock = threading.Lock()
 
 
@@ -38,17 +39,21 @@ def _render(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> str:
     return lesson_html(lesson, links=links)
 
 
-def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str]) -> Markup:
+def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
+                    checkpoint: Checkpoint | None = None) -> Markup:
+    """``checkpoint``: the learner's own view of the lesson's checkpoint (choice order)."""
     values = dict(hidden)
+    shown = lesson if checkpoint is None else replace(lesson, checkpoint=checkpoint)
     if not all(_SAFE.fullmatch(k) and _SAFE.fullmatch(v) for k, v in values.items()):
-        return Markup(_render(lesson, action, values))  # noqa: S704 - the renderer escapes
+        return Markup(_render(shown, action, values))  # noqa: S704 - the renderer escapes
     names = tuple(values)
-    key = (id(lesson), lesson.revision, action, names)
+    order = tuple(c.key for c in shown.checkpoint.choices)
+    key = (id(lesson), lesson.revision, action, names, order)
     with _lock:
         hit = _cache.get(key)
     if hit is None or hit[0] is not lesson:
         placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
-        hit = (lesson, _render(lesson, action, placeholders))
+        hit = (lesson, _render(shown, action, placeholders))
         with _lock:
             if len(_cache) >= _CACHE_LIMIT:
                 _cache.clear()

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from course.model import Checkpoint
+from course.variants import shuffled_choices
 
 from ..models import CheckpointAttempt, LmsUser, Placement
 from .errors import Conflict, ServiceError, excerpt
@@ -23,6 +24,13 @@ class AnswerResult:
     explanation: str
     counted_score: float
     attempts_left: int
+
+
+def checkpoint_for(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
+    """The checkpoint as this learner sees it: choices in their own stable order. Keys are
+    unchanged, so answers, scoring and per-choice feedback do not depend on the order."""
+    return shuffled_choices(checkpoint, course=str(placement.context_id),
+                            placement=str(placement.id), learner=str(user_id))
 
 
 def attempts_of(session: Session, placement_id: int, user_id: int) -> list[CheckpointAttempt]:

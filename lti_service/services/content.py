@@ -29,5 +29,11 @@ def items(course: Course) -> list[ContentItem]:
             for p in placeables(course)]
 
 
+def is_graded_by_submission(content_id: str) -> bool:
+    """An exercise (``<lesson>.exercise.<slug>``) or a gradable project (``project.<slug>``):
+    its launch opens the submission page."""
+    return ".exercise." in content_id or content_id.startswith("project.")
+
+
 def find(course: Course, content_id: str) -> ContentItem | None:
     return next((i for i in items(course) if i.content_id == content_id), None)

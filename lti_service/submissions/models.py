@@ -46,6 +46,14 @@ class Submission(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     graded_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    variant: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The learner's exercise variant, sent with every grading try."""
+    course_version: Mapped[str] = mapped_column(String(100), default="", server_default="")
+    """The course version whose checks graded it (from the result; while queued, the one
+    expected to)."""
+    checks_hash: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    """The exercise's checks hash that graded it (while queued, the one expected to); a
+    regrade is due when the course's current hash differs."""
 
     placement: Mapped[Placement] = relationship()
     user: Mapped[LmsUser] = relationship()

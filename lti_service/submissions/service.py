@@ -22,6 +22,8 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from course.model import Exercise
+from course.variants import variant_for
 from grading_contract.queues import Queues
 from grading_contract.result import ResultSchema
 from lti_service.models import LmsUser, Placement, utcnow
@@ -43,9 +45,19 @@ def attempts_used(session: Session, placement_id: int, user_id: int) -> int:
         Submission.status.in_(CHARGED))) or 0
 
 
+def learner_variant(exercise: Exercise, placement: Placement, user_id: int) -> dict[str, Any]:
+    """The learner's variant of ``exercise``: stable for (course, placement, learner)."""
+    return variant_for(exercise.param_space, course=str(placement.context_id),
+                       placement=str(placement.id), learner=str(user_id))
+
+
 def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
-           user: LmsUser, exercise_id: str, source: str) -> Submission:
-    """Store the submission (committed), then enqueue its first grading try."""
+           user: LmsUser, exercise_id: str, source: str,
+           variant: dict[str, Any] | None = None, course_version: str = "",
+           checks_hash: str = "") -> Submission:
+    """Store the submission (committed), then enqueue its first grading try with the
+    learner's ``variant``, and the course version and checks hash this service expects to
+    grade it (a worker with other checks refuses the job rather than grade it differently)."""
     used = attempts_used(session, placement.id, user.id)
     if placement.max_attempts and used >= placement.max_attempts:
         raise SubmissionError(f"you have used all {placement.max_attempts} attempts for this "
@@ -56,7 +68,8 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
                      exercise_id=exercise_id, attempt_number=number, source=source,
                      source_sha256=hashlib.sha256(source.encode()).hexdigest(),
                      status="queued", feedback="", grading_try=1, infra_failures=0,
-                     lease_worker="", created_at=utcnow())
+                     lease_worker="", created_at=utcnow(), variant=dict(variant or {}),
+                     course_version=course_version, checks_hash=checks_hash)
     _lease(row, settings.queued_lease_s)
     session.add(row)
     session.commit()
@@ -77,7 +90,10 @@ def _enqueue(session: Session, queues: Queues, settings: GradingSettings,
     try:
         queues.enqueue_job({"submission_id": row.id, "attempt": row.grading_try,
                             "exercise_id": row.exercise_id, "source": row.source,
-                            "limits": dict(settings.limits or {}), "enqueued_at": time.time()})
+                            "limits": dict(settings.limits or {}), "enqueued_at": time.time(),
+                            "variant": dict(row.variant or {}),
+                            "course_version": row.course_version or "",
+                            "checks_hash": row.checks_hash or ""})
     except Exception:  # noqa: BLE001 - any transport failure: the reaper sends it again
         logger.exception("enqueue failed; the reaper will retry",
                          extra={"submission_id": row.id, "attempt": row.grading_try})
@@ -154,6 +170,8 @@ def record_result(session: Session, queues: Queues, settings: GradingSettings,
     row.max_score = float(result["max_score"])
     row.feedback = result["feedback"]
     row.result = result
+    row.course_version = result.get("course_version", "")
+    row.checks_hash = result.get("checks_hash", "")
     row.graded_at = utcnow()
     row.lease_expires_at = None
     session.flush()
@@ -238,6 +256,29 @@ def _reap_expired(session: Session, queues: Queues, settings: GradingSettings,
         _retry(session, queues, settings, row, "the grader stopped answering")
         count += 1
     return count
+
+
+def regrade(session: Session, queues: Queues, settings: GradingSettings, *,
+            placement: Placement, exercise: Exercise) -> int:
+    """Grade again every graded submission of ``placement`` whose checks hash is not the
+    exercise's current one; returns how many. Each becomes a new grading try of the same
+    row, so its result goes through ``record_result`` and the counted score through the
+    outbox like any grade."""
+    rows = list(session.scalars(select(Submission).where(
+        Submission.placement_id == placement.id, Submission.status == "graded",
+        Submission.checks_hash != exercise.checks_hash).with_for_update()))
+    for row in rows:
+        row.status = "queued"
+        row.grading_try += 1
+        row.infra_failures = 0
+        row.checks_hash = exercise.checks_hash  # the checks to grade it; the result confirms
+        _lease(row, settings.queued_lease_s)
+    session.commit()
+    for row in rows:
+        _enqueue(session, queues, settings, row)
+        logger.info("regrade queued", extra={"submission_id": row.id,
+                                             "attempt": row.grading_try})
+    return len(rows)
 
 
 def counted(session: Session, placement: Placement, user_id: int) -> Submission | None:

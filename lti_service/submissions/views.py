@@ -75,6 +75,7 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
             status: int = 200) -> tuple[str, int]:
     lesson, exercise = _exercise(access)
     placement, user_id = access.placement, access.user.id
+    exercise = exercise.for_variant(service.learner_variant(exercise, placement, user_id))
     session = db()
     rows = service.history(session, placement.id, user_id)
     chosen = service.counted(session, placement, user_id)
@@ -106,7 +107,10 @@ def submit(access: PlacementAccess) -> Any:
         data = SubmitSchema(max_bytes=limit).load(
             read_upload(request.files.get("main_py"), pasted, limit))
         row = service.submit(db(), queues(), settings(), placement=placement, user=access.user,
-                             exercise_id=exercise.id, source=data["source"])
+                             exercise_id=exercise.id, source=data["source"],
+                             variant=service.learner_variant(exercise, placement, access.user.id),
+                             course_version=state().course.get().version,
+                             checks_hash=exercise.checks_hash)
     except (ValidationError, service.SubmissionError) as exc:
         messages = _messages(exc)
         if wants_json:

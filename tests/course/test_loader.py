@@ -160,9 +160,21 @@ def test_missing_checks_py(content_copy: Path):
 
 def test_checks_py_without_names(content_copy: Path):
     checks = content_copy / LESSON_04 / "exercises/mask-tail/checks.py"
-    edit(checks, 'NAMES = ("masked", "x")', "")
+    edit(checks, "EXERCISE = FunctionExercise(", "SPEC = FunctionExercise(")
     find(problems_of(content_copy), f"{LESSON_04}/exercises/mask-tail/checks.py", "",
          "NAMES must be a non-empty tuple")
+
+
+def test_function_exercise_without_calls(content_copy: Path):
+    checks = content_copy / LESSON_04 / "exercises/mask-tail/checks.py"
+    edit(checks, "def calls(params", "def hidden_inputs(params")
+    find(problems_of(content_copy), f"{LESSON_04}/exercises/mask-tail/checks.py", "",
+         "EXERCISE must be a FunctionExercise")
+
+
+def test_variant_field_must_be_a_declared_parameter(content_copy: Path):
+    edit(content_copy / MD, "last {{n}} element(s)", "last {{count}} element(s)")
+    find(problems_of(content_copy), MD, "exercises[0]", "`{{count}}` is not a parameter")
 
 
 def test_missing_prerequisite_and_duplicate_ids(content_copy: Path):

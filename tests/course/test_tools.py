@@ -114,7 +114,7 @@ def test_starter_that_scores_full_marks_is_caught(lesson04_course: Path):
     exercise = lesson04_course / LESSON_04 / "exercises/mask-tail"
     shutil.copy(exercise / "solution.py", exercise / "starter.py")
     result = run_item(item(lesson04_course, "starter", "mask-tail"))
-    assert not result.ok and "already scores full marks (5/5)" in result.detail
+    assert not result.ok and "already scores full marks (10/10)" in result.detail
 
 
 @pytest.mark.slow
@@ -129,11 +129,35 @@ def test_starter_failing_outside_a_todo_line_is_caught(lesson04_course: Path):
 @pytest.mark.slow
 def test_wrong_reference_solution_is_caught(lesson04_course: Path):
     solution = lesson04_course / LESSON_04 / "exercises/mask-tail/solution.py"
-    solution.write_text("masked = x.at[3:].set(0.)\n")
+    solution.write_text("def mask_tail(x):\n"
+                        "    tail = jnp.arange(x.shape[0]) >= x.shape[0] - {{n}}\n"
+                        "    return jnp.where(tail, 0., x)\n")
     result = run_item(item(lesson04_course, "solution", "mask-tail"))
     assert not result.ok
-    assert "reference solution scores 3/5" in result.detail
-    assert "`masked` is [1. 2. 3. 0.], expected [1. 2. 0. 0.]" in result.detail
+    assert "reference solution {'n': 2} scores 9/10" in result.detail
+    assert "Use `.at[...]` here" in result.detail
+
+
+@pytest.mark.slow
+def test_checks_that_reward_a_hardcoded_answer_are_caught(lesson04_course: Path):
+    """With the same input every time, typing in the printed values would pass."""
+    checks = lesson04_course / LESSON_04 / "exercises/fixed-shape-mask/checks.py"
+    text = checks.read_text()
+    fixed = ('    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)\n'
+             '    return [Call("x", (x,)), Call("x again", (x,), "random")]\n')
+    checks.write_text(text[:text.index("    t = params")] + fixed)
+    hardcoded = run_item(item(lesson04_course, "hardcoded", "fixed-shape-mask"))
+    assert hardcoded.ok is False
+    assert "a hard-coded answer scores full marks (8/8)" in hardcoded.detail
+    assert run_item(item(lesson04_course, "solution", "fixed-shape-mask")).ok
+
+
+@pytest.mark.slow
+def test_hardcoded_and_other_variant_answers_score_below_full(lesson04_course: Path):
+    for kind in ("hardcoded", "variant"):
+        result = run_item(item(lesson04_course, kind, "mask-tail"))
+        assert result.ok, result.detail
+    assert "the {'n': 2} answer graded as {'n': 1} scores" in result.detail
 
 
 def test_one_lesson_can_be_worked_on_while_another_is_broken(content_copy: Path):

@@ -26,23 +26,28 @@ pytestmark = pytest.mark.browser
 LESSON = "arrays-04"
 CHECKPOINT = "arrays-04.checkpoint"
 EXERCISE = "arrays-04.exercise.mask-tail"
-PLACED = [LESSON, CHECKPOINT, EXERCISE]
+PROJECT = "project.arrays-audit"
+PLACED = [LESSON, CHECKPOINT, EXERCISE, PROJECT]
 
 
-def exercise_points() -> float:
-    found = load_course().exercise(EXERCISE)
-    assert found is not None, f"{EXERCISE} is not in the course"
+def exercise_points(content_id: str = EXERCISE) -> float:
+    found = load_course().exercise(content_id)
+    assert found is not None, f"{content_id} is not in the course"
     return found[1].max_points
 
 
-def solution_file(tmp_path: Path) -> Path:
-    """The reference solution, as the whole main.py a learner uploads (CONTRACTS.md 2)."""
+def solution_file(tmp_path: Path, frame) -> Path:  # type: ignore[no-untyped-def]
+    """The reference solution in the variant the learner's page shows (its starter), as the
+    whole main.py a learner uploads (CONTRACTS.md 2)."""
     course = load_course()
     found = course.exercise(EXERCISE)
     assert found is not None, f"{EXERCISE} is not in the course"
     lesson, exercise = found
+    shown = frame.locator("#source").input_value().strip()
+    variant = next(v for v in exercise.variants
+                   if exercise.for_variant(v).starter_code.strip() == shown)
     path = tmp_path / "main.py"
-    path.write_text(submission_for(lesson, exercise, exercise.solution_code))
+    path.write_text(submission_for(lesson, exercise, exercise.for_variant(variant).solution_code))
     return path
 
 
@@ -130,6 +135,7 @@ def test_instructor_places_content_by_deep_linking(local_stack, open_browser, sh
     columns = page.locator("ul").last.inner_text()
     assert f"({CHECKPOINT}, checkpoint, max 1" in columns
     assert f"({EXERCISE}, exercise, max {exercise_points()}" in columns
+    assert f"({PROJECT}, exercise, max {exercise_points(PROJECT)}" in columns
     shoot(page, "3-gradebook-columns")
 
 
@@ -152,7 +158,7 @@ def test_learner_flow_inside_the_lms_iframe(local_stack, open_browser, shoot, tm
 
     # The exercise: upload main.py, the grader runs it, the page shows the graded attempt.
     frame = launch(page, local_stack, EXERCISE, "alice")
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     points = exercise_points()
@@ -173,7 +179,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     ensure_placed(local_stack)
     page = open_browser(third_party_cookies=True).new_page()
     frame = launch(page, local_stack, EXERCISE, "alice")
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     frame.locator("article.attempt").first.wait_for()
 
@@ -185,7 +191,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     # The box holds the starter, never another learner's upload.
     found = load_course().exercise(EXERCISE)
     assert found is not None
-    assert found[1].solution_code.strip() not in frame.locator("#source").input_value()
+    assert "mask_tail(x):\n    return x.at" not in frame.locator("#source").input_value()
     frame = launch(bob, local_stack, CHECKPOINT, "bob")
     frame.locator("form.checkpoint").wait_for()
     assert frame.locator("#checkpoint-result").count() == 0
@@ -261,7 +267,7 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     local_stack.run("down", "lms")
     with pytest.raises(requests.ConnectionError):
         requests.get(local_stack.lms_url + "/", timeout=5)
-    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path)))
+    frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
     frame.locator("#submit button[type=submit]").click()
     # Graded by the tool while the LMS is away: the score waits in the outbox.
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
@@ -270,3 +276,27 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     score = wait_for_score(local_stack, "bob", EXERCISE, timeout=120)
     assert score["scoreGiven"] == score["scoreMaximum"] == exercise_points()
     assert links(local_stack)[EXERCISE]["id"] == placed[EXERCISE]["id"]
+
+
+def test_project_model_py_is_graded_by_hidden_stage_checks(local_stack, open_browser, shoot,
+                                                           tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The arrays-audit project from the LMS: the learner uploads their model.py, the hidden
+    stage checks call its functions on hidden batches, and the score reaches the gradebook."""
+    ensure_placed(local_stack)
+    found = load_course().exercise(PROJECT)
+    assert found is not None
+    project = found[1]
+    model = tmp_path / "model.py"
+    model.write_text(project.solution_code)
+    page = open_browser(third_party_cookies=True).new_page()
+    frame = launch(page, local_stack, PROJECT, "alice")
+    assert "TODO 1 (masked_count" in frame.locator("#source").input_value()  # the starter
+    frame.locator("input[name='main_py']").set_input_files(str(model))
+    frame.locator("#submit button[type=submit]").click()
+    frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
+    points = exercise_points(PROJECT)
+    graded = frame.locator("article.attempt").first.inner_text()
+    assert f"{points:g} / {points:g}" in graded and "stage 2" in graded
+    shoot(page, "project-graded")
+    score = wait_for_score(local_stack, "alice", PROJECT)
+    assert score["scoreGiven"] == score["scoreMaximum"] == points

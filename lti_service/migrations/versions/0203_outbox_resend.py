@@ -1,7 +1,7 @@
 """Score outbox: the time of the instructor's last resend (the AGS timestamp it posts)
 
 Revision ID: 0203_outbox_resend
-Revises: 0001_lti_core
+Revises: 0201_registration_invites
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0203_outbox_resend"
-down_revision: str | Sequence[str] | None = "0001_lti_core"
+down_revision: str | Sequence[str] | None = "0201_registration_invites"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

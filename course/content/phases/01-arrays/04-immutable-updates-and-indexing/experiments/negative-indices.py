@@ -1,7 +1,17 @@
-# Experiment — Negative indices wrap around from the end, as in NumPy.
+# Experiment — Negative indices wrap like NumPy's only in range.
+import numpy as np
+
 assert float(x[-1]) == 4.
 assert float(x[-4]) == 1.
 last_zeroed = x.at[-1].set(0.)
 assert jnp.array_equal(last_zeroed, jnp.array([1., 2., 3., 0.]))
 assert jnp.array_equal(x.at[-2:].set(0.), jnp.array([1., 2., 0., 0.]))
-print("x[-1] ->", x[-1], "| x.at[-1].set(0.) ->", last_zeroed)
+past_the_start = x[-5]             # NumPy raises here; JAX wraps to -1, then clamps to 0
+assert float(past_the_start) == 1.
+try:
+    np.asarray(x)[-5]
+    raise AssertionError("NumPy should have raised")
+except IndexError:
+    numpy_raises = True
+print("x[-1] ->", x[-1], "| x.at[-1].set(0.) ->", last_zeroed, "| x[-5] ->", past_the_start,
+      "| NumPy x[-5] raises:", numpy_raises)

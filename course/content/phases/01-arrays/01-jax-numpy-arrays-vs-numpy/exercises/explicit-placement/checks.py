@@ -1,21 +1,24 @@
-"""Checks for arrays-01.exercise.explicit-placement."""
+"""Hidden checks for arrays-01.exercise.explicit-placement: weighted_sum on hidden inputs."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("placed_weights", "weighted_sum", "n_devices", "committed")
+from course.checks import Call, FunctionExercise, calls_function
 
-
-@check("placed_weights holds [0.5, 0.25, 0.25]", points=1)
-def placed_values(v: Values) -> None:
-    v.expect_close("placed_weights", [0.5, 0.25, 0.25])
-
-
-@check("weighted_sum is 0.5*20 + 0.25*4 + 0.25*6 = 12.5", points=2)
-def weighted(v: Values) -> None:
-    v.expect_close("weighted_sum", 12.5)
+EXERCISE = FunctionExercise(
+    "weighted_sum",
+    rtol=1e-5,
+    rules=(calls_function("device_put", "naming the device with jax.device_put commits the "
+                          "weights to it"),
+           calls_function("devices", "jax.devices('cpu')[0] names the first CPU device")),
+)
 
 
-@check("placed_weights sits on one device and is committed to it", points=1, visible=False)
-def placement(v: Values) -> None:
-    v.expect_equal("n_devices", 1)
-    v.expect_equal("committed", True)
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    return [
+        Call("the lesson's weights and doubled", (np.array([0.5, 0.25, 0.25], np.float32),
+                                                  np.array([20.0, 4.0, 6.0], np.float32))),
+        Call("one weight", (np.array([2.0], np.float32), np.array([-3.0], np.float32))),
+        Call("zero weights", (np.zeros(4, np.float32), np.arange(4, dtype=np.float32))),
+        *(Call(f"random draw {i}", tuple(rng.normal(size=(2, size)).astype(np.float32)),
+               "random") for i, size in enumerate(rng.integers(2, 9, size=3))),
+    ]

@@ -1,25 +1,27 @@
-"""Checks for arrays-02.exercise.keep-bfloat16."""
+"""Hidden checks for arrays-02.exercise.keep-bfloat16: shift_and_scale stays in bfloat16."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("promoted_dtype", "kept_dtype", "scaled_dtype", "scaled_values")
+from course.checks import Call, Cast, FunctionExercise
 
-
-@check("activations + float32 bias promotes to float32", points=1)
-def promoted(v: Values) -> None:
-    v.expect_equal("promoted_dtype", "float32")
-
-
-@check("with the bias cast to bfloat16 the sum stays bfloat16", points=1)
-def kept(v: Values) -> None:
-    v.expect_equal("kept_dtype", "bfloat16")
+EXERCISE = FunctionExercise(
+    "shift_and_scale",
+    params={"scale": (2.0, 0.5, 4.0)},
+    jit=True,
+    rtol=1e-2,
+    atol=1e-2,
+)
 
 
-@check("scaled = kept * 2.0 holds [-1.5, -0.5, 0.5, 1.5, 2.5]", points=1)
-def scaled_values(v: Values) -> None:
-    v.expect_close("scaled_values", [-1.5, -0.5, 0.5, 1.5, 2.5])
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    def pair(activations: np.ndarray, bias: np.ndarray) -> tuple[Cast, np.ndarray]:
+        return Cast(activations.astype(np.float32), "bfloat16"), bias.astype(np.float32)
 
-
-@check("multiplying by the Python float 2.0 keeps bfloat16", points=1, visible=False)
-def scaled_dtype(v: Values) -> None:
-    v.expect_equal("scaled_dtype", "bfloat16")
+    return [
+        Call("the lesson's activations and bias", pair(np.linspace(-1.0, 1.0, 5),
+                                                       np.full(5, 0.25))),
+        Call("zero bias", pair(np.array([3.0, -2.0]), np.zeros(2))),
+        Call("a matrix", pair(np.arange(6.0).reshape(2, 3) - 2.5, np.full((2, 3), -0.5))),
+        *(Call(f"random draw {i}", pair(rng.normal(size=size), rng.normal(size=size)), "random")
+          for i, size in enumerate(rng.integers(2, 9, size=3))),
+    ]

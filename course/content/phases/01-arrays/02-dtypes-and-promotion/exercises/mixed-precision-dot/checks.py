@@ -1,25 +1,26 @@
-"""Checks for arrays-02.exercise.mixed-precision-dot."""
+"""Hidden checks for arrays-02.exercise.mixed-precision-dot: low_precision_matvec(w, v)."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("low", "reference", "operand_dtype", "low_dtype", "w")
+from course.checks import Call, FunctionExercise, calls_function
 
-
-@check("the operands were cast to bfloat16", points=1)
-def operands(v: Values) -> None:
-    v.expect_equal("operand_dtype", "bfloat16")
-
-
-@check("the dot product returns float32", points=1)
-def result_dtype(v: Values) -> None:
-    v.expect_equal("low_dtype", "float32")
-
-
-@check("low matches the float32 reference within bfloat16 rounding (0.02)", points=2)
-def close_to_reference(v: Values) -> None:
-    v.expect_close("low", v.array("reference"), rtol=0.0, atol=2e-2)
+EXERCISE = FunctionExercise(
+    "low_precision_matvec",
+    jit=True,
+    rtol=1e-5,
+    atol=1e-6,
+    rules=(calls_function("astype", "cast the float32 operands down to bfloat16 inside the "
+                          "function; the master copies stay float32"),),
+)
 
 
-@check("the master copy w is still float32", points=1, visible=False)
-def master_copy(v: Values) -> None:
-    v.expect_dtype("w", "float32")
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    return [
+        Call("the lesson's w and v", (np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(3, 4),
+                                      np.array([0.1, 0.2, 0.3, 0.4], np.float32))),
+        Call("values bfloat16 rounds", (np.array([[1.0 + 2**-10, 3.14159]], np.float32),
+                                        np.array([1.0, 1.0 / 3.0], np.float32))),
+        *(Call(f"random draw {i}", (rng.normal(size=(rows, cols)).astype(np.float32),
+                                    rng.normal(size=cols).astype(np.float32)), "random")
+          for i, (rows, cols) in enumerate(rng.integers(1, 33, size=(3, 2)))),
+    ]

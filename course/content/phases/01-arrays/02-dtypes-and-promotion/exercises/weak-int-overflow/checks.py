@@ -1,21 +1,23 @@
-"""Checks for arrays-02.exercise.weak-int-overflow."""
+"""Hidden checks for arrays-02.exercise.weak-int-overflow: widen_and_scale(counts) on int8."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("scaled", "safe", "scaled_dtype", "safe_dtype")
+from course.checks import Call, FunctionExercise, calls_function
 
-
-@check("counts * 100 stays int8 and wraps to [100, -56, 44]", points=1)
-def wrapped(v: Values) -> None:
-    v.expect_equal("scaled_dtype", "int8")
-    v.expect_equal("scaled", [100, -56, 44])
-
-
-@check("safe holds [100, 200, 300]", points=2)
-def safe_values(v: Values) -> None:
-    v.expect_equal("safe", [100, 200, 300])
+EXERCISE = FunctionExercise(
+    "widen_and_scale",
+    params={"factor": (100, 60, 300)},
+    jit=True,
+    rules=(calls_function("astype", "widen the operand before the product (counts.astype("
+                          "jnp.int32)); widening the result after it keeps the wrapped values"),),
+)
 
 
-@check("safe is int32", points=1, visible=False)
-def safe_dtype(v: Values) -> None:
-    v.expect_equal("safe_dtype", "int32")
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    return [
+        Call("the lesson's counts", (np.array([1, 2, 3], np.int8),)),
+        Call("the int8 extremes", (np.array([127, -128, 0], np.int8),)),
+        Call("one count", (np.array([-1], np.int8),)),
+        *(Call(f"random draw {i}", (rng.integers(-128, 128, size=int(rng.integers(2, 9)))
+                                   .astype(np.int8),), "random") for i in range(3)),
+    ]

@@ -1,20 +1,23 @@
-"""Checks for arrays-03.exercise.count-traces."""
+"""Hidden checks for arrays-03.exercise.count-traces: count_traces(n_scalars, n_shapes)."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("traces", "runs", "last")
+from course.checks import Call, FunctionExercise, calls_function
 
-
-@check("the function was traced twice: scalar float32, then shape (2,)", points=2)
-def trace_count(v: Values) -> None:
-    v.expect_equal("traces", 2)
-
-
-@check("the debug callback ran on all four calls", points=2)
-def run_count(v: Values) -> None:
-    v.expect_equal("runs", 4)
+EXERCISE = FunctionExercise(
+    "count_traces",
+    rules=(calls_function("callback", "jax.debug.callback runs on every call of the compiled "
+                          "function, a Python side effect only while tracing"),
+           calls_function("effects_barrier", "callbacks run asynchronously; "
+                          "jax.effects_barrier() waits for them before you count")),
+)
 
 
-@check("the last call squared [1, 2] to [1, 4]", points=1, visible=False)
-def last_value(v: Values) -> None:
-    v.expect_close("last", [1.0, 4.0])
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    return [
+        Call("the lesson's three scalars and one new shape", (3, 1)),
+        Call("no new shape", (2, 0)),
+        Call("only new shapes", (0, 3)),
+        *(Call(f"random draw {i}", (int(a), int(b)), "random")
+          for i, (a, b) in enumerate(rng.integers(0, 6, size=(3, 2)))),
+    ]

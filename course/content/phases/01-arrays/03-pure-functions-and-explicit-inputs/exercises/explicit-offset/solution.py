@@ -7,5 +7,6 @@ def add_offset(v, offset):
 
 shifted_a = add_offset(x, 1.0)
 shifted_b = add_offset(x, 5.0)
+print("shifted_a:", shifted_a, "| shifted_b:", shifted_b)
 assert jnp.array_equal(shifted_a, jnp.array([2.0, 3.0, 4.0]))
 assert jnp.array_equal(shifted_b, jnp.array([6.0, 7.0, 8.0]))

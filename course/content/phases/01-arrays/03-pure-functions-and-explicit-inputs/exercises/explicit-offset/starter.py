@@ -2,10 +2,9 @@
 # value it saw when traced; as an argument, every call uses the value it is given.
 @jax.jit
 def add_offset(v, offset):
-    return ...  # TODO: add offset to v (use the argument, not a global)
+    return v  # TODO: add the offset argument (not a global)
 
 
-shifted_a = add_offset(x, 1.0)  # TODO: runs once add_offset returns an array
+shifted_a = add_offset(x, 1.0)
 shifted_b = add_offset(x, 5.0)
-assert jnp.array_equal(shifted_a, jnp.array([2.0, 3.0, 4.0]))  # TODO: complete assertion check
-assert jnp.array_equal(shifted_b, jnp.array([6.0, 7.0, 8.0]))  # TODO: complete assertion check
+print("shifted_a:", shifted_a, "| shifted_b:", shifted_b)

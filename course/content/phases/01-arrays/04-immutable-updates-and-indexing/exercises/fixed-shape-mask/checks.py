@@ -1,23 +1,27 @@
-"""Hidden checks for arrays-04.exercise.fixed-shape-mask."""
+"""Hidden checks for arrays-04.exercise.fixed-shape-mask: keep_above(x) keeps x's shape."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("fixed_shape", "selected", "x")
+from course.checks import Call, FunctionExercise
 
-
-@check("fixed_shape keeps shape (4,) with zeros where x <= 2", points=2)
-def fixed_shape_values(v: Values) -> None:
-    v.expect_shape("fixed_shape", (4,))
-    v.expect_close("fixed_shape", [0.0, 0.0, 3.0, 4.0])
-
-
-@check("selected holds only the values greater than 2", points=2)
-def selected_values(v: Values) -> None:
-    v.expect_shape("selected", (2,))
-    v.expect_close("selected", [3.0, 4.0])
+EXERCISE = FunctionExercise(
+    "keep_above",
+    params={"threshold": (2.0, 0.0, 3.5)},
+    jit=True,
+    jit_feedback="under jit shapes must be known before values are; a boolean mask x[x > t] "
+                 "has a length that depends on the values, while jnp.where(x > t, x, 0.) keeps "
+                 "x's shape",
+)
 
 
-@check("x is unchanged and the program runs to its end", points=1, visible=False)
-def x_unchanged(v: Values) -> None:
-    v.expect_close("x", [1.0, 2.0, 3.0, 4.0])
-    v.expect_completed()
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    t = params["threshold"]
+    return [
+        Call("the lesson's x", (np.array([1.0, 2.0, 3.0, 4.0], np.float32),)),
+        Call("every value at or below the threshold", (np.array([t, t - 1.0, t - 5.0],
+                                                                np.float32),)),
+        Call("every value above the threshold", (np.array([t + 0.5, t + 3.0], np.float32),)),
+        Call("a matrix", (np.array([[t + 1.0, t], [t - 2.0, t + 2.0]], np.float32),)),
+        *(Call(f"random draw {i}", ((rng.normal(size=int(rng.integers(2, 10))) * 3 + t)
+                                   .astype(np.float32),), "random") for i in range(3)),
+    ]

@@ -1,9 +1,8 @@
-# Keep shape while masking values (Challenge): Both are useful representations, but they are not...
-fixed_shape = jnp.where(...)  # TODO: compute fixed_shape
-selected = ...  # TODO: compute selected
-# Check tensor shape invariant: `fixed_shape.shape == (4,)`
-assert fixed_shape.shape  # TODO: complete assertion check
-# Check tensor shape invariant: `selected.shape == (2,)`
-assert selected.shape  # TODO: complete assertion check
-assert jnp.allclose(fixed_shape, jnp.array([0., 0., 3., 4.]))  # TODO: complete assertion check
-assert jnp.allclose(selected, jnp.array([3., 4.]))  # TODO: complete assertion check
+# Challenge: keep the values of x greater than {{threshold}}, zero elsewhere, in x's shape.
+def keep_above(x):
+    return ...  # TODO: a fixed-shape mask (three-argument jnp.where)
+
+
+fixed_shape = keep_above(x)
+selected = x[x > {{threshold}}]  # compact selection: its length depends on the values
+print("fixed_shape:", fixed_shape, "| selected:", selected)

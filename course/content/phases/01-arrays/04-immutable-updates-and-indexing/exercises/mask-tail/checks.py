@@ -1,26 +1,26 @@
-"""Hidden checks for arrays-04.exercise.mask-tail."""
+"""Hidden checks for arrays-04.exercise.mask-tail: mask_tail(x) on inputs the learner never saw."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("masked", "x")
+from course.checks import Call, FunctionExercise, no_item_assignment, uses_at_update
 
-
-@check("masked holds [1, 2, 0, 0]", points=2)
-def masked_values(v: Values) -> None:
-    v.expect_close("masked", [1.0, 2.0, 0.0, 0.0])
-
-
-@check("masked keeps x's shape (4,) and dtype float32", points=1)
-def masked_shape(v: Values) -> None:
-    v.expect_shape("masked", (4,))
-    v.expect_dtype("masked", "float32")
-
-
-@check("x is unchanged", points=1, visible=False)
-def x_unchanged(v: Values) -> None:
-    v.expect_close("x", [1.0, 2.0, 3.0, 4.0])
+EXERCISE = FunctionExercise(
+    "mask_tail",
+    params={"n": (2, 1, 3)},
+    jit=True,
+    jit_feedback="a slice with a fixed length keeps the shape known before the values are, "
+                 "so the update compiles",
+    rules=(uses_at_update("x.at[-n:].set(0.) describes the new array and leaves x as it was"),
+           no_item_assignment()),
+)
 
 
-@check("the program runs to its end", points=1, visible=False)
-def completed(v: Values) -> None:
-    v.expect_completed()
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    n = params["n"]
+    return [
+        Call("the lesson's x", (np.array([1.0, 2.0, 3.0, 4.0], np.float32),)),
+        Call(f"exactly {n} elements", (np.arange(1, n + 1, dtype=np.float32),)),
+        Call("negative values and zeros", (np.array([-3.0, 0.0, -1.5, 0.0, 2.5], np.float32),)),
+        *(Call(f"random draw {i}", (rng.normal(size=int(rng.integers(n + 1, 12)))
+                                   .astype(np.float32),), "random") for i in range(3)),
+    ]

@@ -1,4 +1,8 @@
-# Exercise solution: Replace the last two elements with zero in a new array.
-masked = x.at[2:].set(0.)
-assert jnp.allclose(masked, jnp.array([1.,2.,0.,0.]))
-assert jnp.allclose(x, jnp.array([1.,2.,3.,4.]))
+# Exercise solution: a new array with the last {{n}} elements set to zero; x is left as it was.
+def mask_tail(x):
+    return x.at[-{{n}}:].set(0.)
+
+
+masked = mask_tail(x)
+print("masked:", masked)
+assert jnp.allclose(x, jnp.array([1., 2., 3., 4.]))

@@ -1,4 +1,8 @@
-# Exercise solution: Replace the last two elements with zero in a new array.
-masked = ...  # TODO: compute masked
-assert jnp.allclose(masked, jnp.array([1.,2.,0.,0.]))  # TODO: complete assertion check
-assert jnp.allclose(x, jnp.array([1.,2.,3.,4.]))  # TODO: complete assertion check
+# Exercise: return a new array equal to x with its last {{n}} elements set to zero.
+def mask_tail(x):
+    return ...  # TODO: describe the new array with x.at[...]
+
+
+masked = mask_tail(x)
+print("masked:", masked)
+assert jnp.allclose(x, jnp.array([1., 2., 3., 4.]))

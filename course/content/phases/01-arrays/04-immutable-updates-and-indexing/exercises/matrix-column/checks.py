@@ -1,24 +1,29 @@
-"""Hidden checks for arrays-04.exercise.matrix-column."""
+"""Hidden checks for arrays-04.exercise.matrix-column: fill_last_column(matrix) on hidden shapes."""
 
-from course.checks import Values, check
+import numpy as np
 
-NAMES = ("matrix", "updated_matrix")
+from course.checks import Call, FunctionExercise, no_item_assignment, uses_at_update
 
-ORIGINAL = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]
-UPDATED = [[0.0, 1.0, -1.0], [3.0, 4.0, -1.0], [6.0, 7.0, -1.0]]
-
-
-@check("matrix is the (3, 3) matrix of 0 through 8", points=1)
-def matrix_values(v: Values) -> None:
-    v.expect_close("matrix", ORIGINAL)
-
-
-@check("updated_matrix has -1 in its last column and the other cells unchanged", points=2)
-def updated_values(v: Values) -> None:
-    v.expect_close("updated_matrix", UPDATED)
+EXERCISE = FunctionExercise(
+    "fill_last_column",
+    params={"value": (-1.0, 0.5, 9.0)},
+    jit=True,
+    jit_feedback="a slice update keeps the matrix's shape, so it compiles for any values",
+    rules=(uses_at_update("matrix.at[:, -1].set(value) returns the updated matrix and leaves "
+                          "the original as it was"),
+           no_item_assignment()),
+)
 
 
-@check("matrix still holds 0 through 8 after the update", points=1, visible=False)
-def matrix_unchanged(v: Values) -> None:
-    v.expect_close("matrix", ORIGINAL)
-    v.expect_completed()
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    def draw(rows: int, cols: int) -> np.ndarray:
+        return rng.normal(size=(rows, cols)).astype(np.float32)
+
+    return [
+        Call("the lesson's 3 x 3 matrix", (np.arange(9, dtype=np.float32).reshape(3, 3),)),
+        Call("one column", (np.array([[1.0], [2.0]], np.float32),)),
+        Call("one row", (np.array([[5.0, 6.0, 7.0, 8.0]], np.float32),)),
+        Call("a wide matrix", (np.arange(10, dtype=np.float32).reshape(2, 5),)),
+        *(Call(f"random draw {i}", (draw(int(rng.integers(1, 6)), int(rng.integers(1, 6))),),
+               "random") for i in range(3)),
+    ]

@@ -1,6 +1,9 @@
-# Replace a region of a matrix (Practice): Checking the entire matrix verifies both changed and...
-# Construct and reshape `matrix` into the target tensor dimensions.
+# Practice solution: every row keeps its other entries; the last column becomes {{value}}.
+def fill_last_column(matrix):
+    return matrix.at[:, -1].set({{value}})
+
+
 matrix = jnp.arange(9, dtype=jnp.float32).reshape(3, 3)
-updated_matrix = matrix.at[:, -1].set(-1.)
-assert jnp.allclose(updated_matrix, jnp.array([[0., 1., -1.], [3., 4., -1.], [6., 7., -1.]]))
-assert jnp.allclose(matrix, jnp.arange(9).reshape(3, 3))
+updated_matrix = fill_last_column(matrix)
+print("updated_matrix:\n", updated_matrix)
+assert jnp.array_equal(matrix, jnp.arange(9, dtype=jnp.float32).reshape(3, 3))

@@ -1,6 +1,9 @@
-# Replace a region of a matrix (Practice): Checking the entire matrix verifies both changed and...
-# Construct and reshape `matrix` into the target tensor dimensions.
-matrix = jnp.arange(...)  # TODO: compute matrix
-updated_matrix = ...  # TODO: compute updated_matrix
-assert jnp.allclose(updated_matrix, jnp.array([[0., 1., -1.], [3., 4., -1.], [6., 7., -1.]]))  # TODO: complete assertion check
-assert jnp.allclose(matrix, jnp.arange(9).reshape(3, 3))  # TODO: complete assertion check
+# Practice: return a new matrix whose last column is {{value}}; the other cells stay as they were.
+def fill_last_column(matrix):
+    return ...  # TODO: select every row of the last column with .at[...] and set it
+
+
+matrix = jnp.arange(9, dtype=jnp.float32).reshape(3, 3)
+updated_matrix = fill_last_column(matrix)
+print("updated_matrix:\n", updated_matrix)
+assert jnp.array_equal(matrix, jnp.arange(9, dtype=jnp.float32).reshape(3, 3))

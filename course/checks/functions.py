@@ -1,0 +1,197 @@
+"""Function exercises: the learner writes a function; hidden checks call it on inputs it never saw.
+
+An author's ``checks.py`` declares ``EXERCISE = FunctionExercise(...)`` and ``def calls(params,
+rng) -> list[Call]``. The trusted process draws the inputs (edge cases plus random draws from a
+seed chosen at grading time), the sandbox calls the reference solution and the learner's
+function on them in separate runs, and the built-in checks below compare the two here, in the
+trusted process. A hard-coded answer cannot pass: the inputs change every time it is graded.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+CALLS_MAGIC = b"PWC1\n"
+MAX_SOURCE_CHARS = 256 * 1024
+"""Static checks parse at most this much source; a larger submission fails them."""
+
+
+@dataclass(frozen=True)
+class Cast:
+    """An argument that arrives in the sandbox as ``jnp.asarray(value).astype(dtype)`` (for
+    dtypes such as bfloat16 that a .npy file cannot carry)."""
+
+    value: Any
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """One hidden input: positional ``args`` (arrays, ``Cast`` or JSON scalars).
+
+    kind: ``edge`` (chosen by the author) or ``random`` (drawn from the grading seed); the
+    two are scored by separate checks, so feedback says which kind failed.
+    """
+
+    label: str
+    args: tuple[Any, ...]
+    kind: Literal["edge", "random"] = "edge"
+    function: str = ""
+    """Another of the learner's functions to call (a project has several); empty: the
+    exercise's own."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A static check on the learner's function (its AST, parsed in the trusted process)."""
+
+    title: str
+    feedback: str
+    holds: Callable[[ast.FunctionDef], bool]
+    points: float = 1.0
+
+
+@dataclass(frozen=True)
+class FunctionExercise:
+    """What an author declares about the function the learner writes.
+
+    params: the variant space, e.g. ``{"n": (1, 2, 3)}``; one value of each is chosen per
+    learner and substituted for ``{{n}}`` in the prompt, starter and solution.
+    jit: the function must also work under ``jax.jit`` (``static_argnums`` for its Python
+    arguments); ``jit_feedback`` says why, in the lesson's words.
+    ignore_outputs: indices of outputs that are measured, not computed (timings): they are not
+    compared with the reference.
+    """
+
+    function: str
+    params: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    jit: bool = False
+    static_argnums: tuple[int, ...] = ()
+    jit_feedback: str = "the lesson asks for a function that works under jax.jit"
+    rtol: float = 1e-6
+    atol: float = 1e-6
+    ignore_outputs: tuple[int, ...] = ()
+    check_dtype: bool = True
+    rules: tuple[Rule, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.function.isidentifier():
+            raise ValueError(f"FunctionExercise: {self.function!r} is not a function name")
+        for name, values in self.params.items():
+            if not name.isidentifier() or not isinstance(values, tuple | list) or not values:
+                raise ValueError(f"FunctionExercise: parameter {name!r} needs a non-empty "
+                                 "tuple of values")
+
+
+# --- static rules -------------------------------------------------------------------------
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def uses_at_update(why: str = "an update must describe a new array with x.at[...]") -> Rule:
+    """The function uses ``something.at[...]``."""
+
+    def holds(fn: ast.FunctionDef) -> bool:
+        return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute)
+                   and n.value.attr == "at" for n in ast.walk(fn))
+
+    return Rule("uses a functional .at[...] update", f"Use `.at[...]` here: {why}.", holds)
+
+
+def no_item_assignment(why: str = "JAX arrays are immutable; copying into a NumPy array and "
+                       "assigning into it is the mutation this lesson replaces") -> Rule:
+    """No ``a[i] = ...`` (or ``+=``) anywhere in the function."""
+
+    def holds(fn: ast.FunctionDef) -> bool:
+        for node in ast.walk(fn):
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            if any(isinstance(t, ast.Subscript) for t in targets):
+                return False
+        return True
+
+    return Rule("does not assign into an array", f"Do not assign into an array: {why}.", holds)
+
+
+def calls_function(suffix: str, why: str) -> Rule:
+    """The function calls something whose dotted name ends with ``suffix``."""
+
+    def holds(fn: ast.FunctionDef) -> bool:
+        return any(isinstance(n, ast.Call) and (_dotted(n.func) == suffix
+                                                or _dotted(n.func).endswith("." + suffix))
+                   for n in ast.walk(fn))
+
+    return Rule(f"calls {suffix}", f"Call `{suffix}`: {why}.", holds)
+
+
+def find_function(source: str, name: str) -> ast.FunctionDef | str:
+    """The last top-level ``def name`` in ``source``, or why it cannot be read (bounded)."""
+    if len(source) > MAX_SOURCE_CHARS:
+        return f"the file is longer than {MAX_SOURCE_CHARS} characters"
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return f"it does not parse ({type(exc).__name__})"
+    found = [node for node in tree.body
+             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name]
+    if not found:
+        return f"there is no top-level `def {name}(...)`"
+    return found[-1]  # type: ignore[return-value]
+
+
+# --- the calls file -----------------------------------------------------------------------
+
+
+def encode_calls(spec: FunctionExercise, calls: Sequence[Call]) -> bytes:
+    """The PWC1 file the harness reads: JSON header + .npy blobs, no pickle."""
+    blobs: list[bytes] = []
+    offset = 0
+    encoded = []
+    for call in calls:
+        args = []
+        for arg in call.args:
+            cast = None
+            if isinstance(arg, Cast):
+                arg, cast = arg.value, arg.dtype
+            if isinstance(arg, bool | int | float | str | type(None)):
+                args.append({"kind": "scalar", "value": arg})
+                continue
+            array = np.asarray(arg)
+            if array.dtype.hasobject:
+                raise ValueError(f"call {call.label!r}: an argument holds Python objects")
+            buffer = io.BytesIO()
+            np.save(buffer, array, allow_pickle=False)
+            blob = buffer.getvalue()
+            args.append({"kind": "array", "offset": offset, "length": len(blob), "cast": cast})
+            blobs.append(blob)
+            offset += len(blob)
+        encoded.append({"args": args, "function": call.function or spec.function})
+    header = json.dumps({"version": 1, "function": spec.function, "jit": spec.jit,
+                         "static": list(spec.static_argnums), "calls": encoded}).encode()
+    return CALLS_MAGIC + struct.pack(">Q", len(header)) + header + b"".join(blobs)
+
+
+def make_calls(draw: Callable[..., Sequence[Call]], params: Mapping[str, Any],
+               seed: int) -> list[Call]:
+    """The author's ``calls(params, rng)`` with a generator seeded by ``seed``."""
+    calls = list(draw(dict(params), np.random.default_rng(seed)))
+    if not all(isinstance(c, Call) for c in calls) or {c.kind for c in calls} != {"edge",
+                                                                                "random"}:
+        raise ValueError("calls(params, rng) must return a list of Call with at least one "
+                         "edge case and one random draw")
+    return calls
