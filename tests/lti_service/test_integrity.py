@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lti_stack import Stack, build_stack
 from sqlalchemy import select
+from tool_pages import hidden
 
 from course import submission_for
 from devlms.browser import Browser
@@ -118,8 +119,12 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
         view = stack.launch(teacher, links[0]["id"], "teacher")
         assert view.status_code == 200
         lt = view.url.split("lt=")[1]
-        regrade = teacher.http.post(f"{stack.tool_url}/instructor/regrade/{placement.id}",
-                                    data={"lt": lt}, timeout=30, allow_redirects=False)
+        url = f"{stack.tool_url}/instructor/regrade/{placement.id}"
+        refused = teacher.http.post(url, data={"lt": lt}, timeout=30, allow_redirects=False)
+        assert refused.status_code == 403, "a regrade without the page's CSRF token is refused"
+        class_view = teacher.get(f"{stack.tool_url}/instructor/class?lt={lt}")
+        form = hidden(class_view, f"/instructor/regrade/{placement.id}")
+        regrade = teacher.http.post(url, data=form, timeout=30, allow_redirects=False)
         assert regrade.status_code in (302, 303), regrade.text[:300]
         while worker.queues.process_one(worker.queues.grading):
             pass
