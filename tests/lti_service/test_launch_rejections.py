@@ -18,12 +18,14 @@ import jwt
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from lti1p3platform.registration import Registration
 from sqlalchemy import func, select
-from unit_launch import Platform, claims
+from unit_launch import Platform
+from unit_launch import claims as unit_claims
 from unit_launch import login as unit_login
 
 from devlms.browser import Browser
-from devlms.config import new_private_key_pem
+from devlms.config import new_private_key_pem, public_pem
 from lti_service.extensions import state
 from lti_service.models import (
     CheckpointAttempt,
@@ -63,25 +65,59 @@ def login(stack, browser: Browser) -> tuple[str, str]:  # type: ignore[no-untype
     return query["nonce"][0], query["state"][0]
 
 
-def crafted(platform: Platform, nonce: str) -> dict[str, Any]:
-    return claims(platform, nonce, sub="alice", role=LEARNER, context_id="course-1",
-                  content_id="arrays-04.checkpoint", link_id="crafted-link")
+# Stack helpers: the live-stack tests here and in test_outbox_rules / test_bounded_input use them.
+def claims(stack, nonce: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    cfg = stack.lms_config
+    now = int(time.time())
+    return {
+        "iss": cfg.issuer, "aud": cfg.client_id, "azp": cfg.client_id, "sub": "alice",
+        "iat": now, "exp": now + 300, "nonce": nonce, "name": "Alice Learner",
+        CLAIM + "message_type": "LtiResourceLinkRequest", CLAIM + "version": "1.3.0",
+        CLAIM + "deployment_id": cfg.deployment_id,
+        CLAIM + "target_link_uri": cfg.tool_launch_url,
+        CLAIM + "resource_link": {"id": "crafted-link"},
+        CLAIM + "roles": [LEARNER],
+        CLAIM + "context": {"id": cfg.context_id, "title": "Crafted"},
+        CLAIM + "custom": {"content_id": "arrays-04.checkpoint"},
+    }
 
 
-def sign(platform: Platform, body: dict[str, Any], *, key: str | None = None,
+def platform_kid(stack) -> str:  # type: ignore[no-untyped-def]
+    return Registration.get_jwk(public_pem(stack.lms_config.private_key_pem))["kid"]
+
+
+def sign(stack, body: dict[str, Any], *, key: str | None = None,  # type: ignore[no-untyped-def]
          kid: str | None = None) -> str:
+    return jwt.encode(body, key or stack.lms_config.private_key_pem, algorithm="RS256",
+                      headers={"kid": kid or platform_kid(stack)})
+
+
+def post(stack, browser: Browser, token: str, state: str):  # type: ignore[no-untyped-def]
+    return browser.http.post(stack.tool_url + "/lti/launch", data={"id_token": token,
+                                                                  "state": state},
+                             allow_redirects=False, timeout=30)
+
+
+# Unit helpers: the claim checks below run on the test client (unit_launch).
+def crafted(platform: Platform, nonce: str) -> dict[str, Any]:
+    return unit_claims(platform, nonce, sub="alice", role=LEARNER, context_id="course-1",
+                       content_id="arrays-04.checkpoint", link_id="crafted-link")
+
+
+def unit_sign(platform: Platform, body: dict[str, Any], *, key: str | None = None,
+              kid: str | None = None) -> str:
     return jwt.encode(body, key or platform.private_key_pem, algorithm="RS256",
                       headers={"kid": kid or platform.kid})
 
 
-def post(client: FlaskClient, token: str, state_value: str):  # type: ignore[no-untyped-def]
+def unit_post(client: FlaskClient, token: str, state_value: str):  # type: ignore[no-untyped-def]
     return client.post("/lti/launch", data={"id_token": token, "state": state_value})
 
 
 def test_crafted_launch_is_accepted_when_nothing_is_wrong(app: Flask, client: FlaskClient,
                                                           platform: Platform) -> None:
     nonce, state_value = unit_login(client, platform, "alice")
-    r = post(client, sign(platform, crafted(platform, nonce)), state_value)
+    r = unit_post(client, unit_sign(platform, crafted(platform, nonce)), state_value)
     assert r.status_code == 302, r.get_data(as_text=True)
     assert "/learn/" in r.headers["Location"]
     assert app_counts(app)["used_nonces"] == 1
@@ -137,7 +173,7 @@ def test_bad_claims_are_rejected_and_change_nothing(app: Flask, client: FlaskCli
     before = app_counts(app)
     body = crafted(platform, nonce)
     mutate(body)
-    r = post(client, sign(platform, body), state_value)
+    r = unit_post(client, unit_sign(platform, body), state_value)
     text = r.get_data(as_text=True)
     assert r.status_code == 400, (case, r.status_code, text[:300])
     assert reason.lower() in text.lower(), (case, text[:500])
@@ -149,15 +185,15 @@ def test_bad_signature_unknown_kid_and_malformed_jwt(app: Flask, client: FlaskCl
     impostor = new_private_key_pem()
     before = app_counts(app)
     for label, make, reason in [
-        ("bad signature", lambda b: sign(platform, b, key=impostor), "signature"),
-        ("unknown kid", lambda b: sign(platform, b, kid="kid-nobody-published"), "public key"),
+        ("bad signature", lambda b: unit_sign(platform, b, key=impostor), "signature"),
+        ("unknown kid", lambda b: unit_sign(platform, b, kid="kid-nobody-published"), "public key"),
         ("two parts", lambda b: "abc.def", "3 parts"),
         ("garbage", lambda b: "a.b.c", "be decoded"),
         ("unsigned", lambda b: jwt.encode(b, "", algorithm="none",
                                           headers={"kid": platform.kid}), "public key"),
     ]:
         nonce, state_value = unit_login(client, platform, "alice")
-        r = post(client, make(crafted(platform, nonce)), state_value)
+        r = unit_post(client, make(crafted(platform, nonce)), state_value)
         text = r.get_data(as_text=True)
         assert r.status_code == 400, (label, text[:300])
         assert reason.lower() in text.lower(), (label, text[:400])
@@ -167,7 +203,8 @@ def test_bad_signature_unknown_kid_and_malformed_jwt(app: Flask, client: FlaskCl
 def test_bad_state_is_rejected(app: Flask, client: FlaskClient, platform: Platform) -> None:
     nonce, _state = unit_login(client, platform, "alice")
     before = app_counts(app)
-    r = post(client, sign(platform, crafted(platform, nonce)), "state-" + str(uuid.uuid4()))
+    r = unit_post(client, unit_sign(platform, crafted(platform, nonce)),
+                  "state-" + str(uuid.uuid4()))
     assert r.status_code == 400
     assert "state" in r.get_data(as_text=True).lower()
     assert app_counts(app) == before
@@ -176,10 +213,10 @@ def test_bad_state_is_rejected(app: Flask, client: FlaskClient, platform: Platfo
 def test_nonce_replay_is_refused(app: Flask, client: FlaskClient, platform: Platform,
                                  caplog: pytest.LogCaptureFixture) -> None:
     nonce, state_value = unit_login(client, platform, "alice")
-    token = sign(platform, crafted(platform, nonce))
-    assert post(client, token, state_value).status_code == 302
+    token = unit_sign(platform, crafted(platform, nonce))
+    assert unit_post(client, token, state_value).status_code == 302
     after_first = app_counts(app)
-    again = post(client, token, state_value)
+    again = unit_post(client, token, state_value)
     assert again.status_code == 400
     assert "replay" in again.get_data(as_text=True)
     assert app_counts(app) == after_first
