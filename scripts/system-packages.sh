@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use (PostgreSQL, Redis, Chromium, bubblewrap, nginx,
-# envsubst, openssl)
-# when any is missing. Needs root (as in CI); otherwise says what to install.
+# envsubst, openssl) when any is missing. Needs root (as in CI); otherwise says what to install.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
