@@ -27,11 +27,14 @@ class Part:
     commands: list[list[str]]
     code: str = ""
     absent: list[str] = field(default_factory=list)
+    refused: list[tuple[list[str], str]] = field(default_factory=list)
+    """Commands of other parts: they stop with the extra to install, not a traceback."""
 
 
 PARTS: dict[str, Part] = {
     "": Part("requirements-dev.txt", [["--help"], ["course", "validate", "--help"]],
-             "import course; course.load_course()", ["flask", "jax", "sqlalchemy", "huey"]),
+             "import course; course.load_course()", ["flask", "jax", "sqlalchemy", "huey"],
+             [(["demo"], "demo"), (["serve"], "service"), (["worker"], "grader")]),
     "service": Part(
         "requirements-service.txt",
         [["serve", "--help"], ["consumer", "--help"], ["db", "--help"], ["platform", "--help"]],
@@ -40,7 +43,8 @@ PARTS: dict[str, Part] = {
         ["jax", "jaxlib", "lti1p3platform", "nbclient"]),
     "grader": Part("requirements-grader.txt", [["worker", "--help"]],
                    "import grader_worker.worker, grader_worker.runner, jax",
-                   ["flask", "sqlalchemy", "pylti1p3", "alembic", "psycopg"]),
+                   ["flask", "sqlalchemy", "pylti1p3", "alembic", "psycopg"],
+                   [(["serve"], "service"), (["consumer"], "service")]),
     "demo": Part("requirements-dev.txt",
                  [["demo", "--help"], ["serve", "--help"], ["worker", "--help"]],
                  "import pathways.demo, devlms.server"),
@@ -92,6 +96,10 @@ def test_each_extra_installs_alone_and_starts_its_commands(wheel: Path, tmp_path
     if part.code:
         done = run(str(python), "-c", part.code)
         assert done.returncode == 0, done.stderr[-2000:]
+    for command, needed in part.refused:
+        done = run(str(venv / "bin" / "pathways"), *command)
+        assert done.returncode == 1, (command, done.stdout, done.stderr)
+        assert f"pip install 'jax-pathways[{needed}]'" in done.stderr, done.stderr[-2000:]
     probe = "import importlib.util as u, sys; print(*[m for m in sys.argv[1:] if u.find_spec(m)])"
     present = run(str(python), "-c", probe, *part.absent).stdout.split()
     assert present == [], f"[{extra}] installs {present}, which it must not"
