@@ -16,9 +16,25 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 import requests
+from flask import Flask
+from flask.testing import FlaskClient
+from jwt.api_jws import PyJWS
 from sqlalchemy import func, select
-from test_launch_rejections import CLAIM, claims, counts, login, post, sign
+from test_launch_rejections import (
+    CLAIM,
+    app_counts,
+    claims,
+    counts,
+    crafted,
+    login,
+    post,
+    sign,
+    unit_post,
+    unit_sign,
+)
 from tool_pages import hidden
+from unit_launch import Platform
+from unit_launch import login as unit_login
 
 from devlms.browser import Browser
 from lti_service.models import LtiStorage, Placement
@@ -84,32 +100,25 @@ TYPED_CASES: dict[str, tuple[Any, str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(TYPED_CASES))
-def test_wrongly_typed_claims_get_400_and_change_nothing(sqlite_stack, case: str) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
+def test_wrongly_typed_claims_get_400_and_change_nothing(app: Flask, client: FlaskClient,
+                                                         platform: Platform, case: str) -> None:
     mutate, reason = TYPED_CASES[case]
-    browser = Browser()
-    nonce, state = login(stack, browser)
-    before = counts(stack)
+    nonce, state_value = unit_login(client, platform, "alice")
+    before = app_counts(app)
     if mutate is None:  # a signed token whose body is a JSON list, not an object
-        token = _sign_raw(stack, [claims(stack, nonce)])
+        token = PyJWS().encode(json.dumps([crafted(platform, nonce)]).encode(),
+                               platform.private_key_pem, algorithm="RS256",
+                               headers={"kid": platform.kid})
     else:
-        body = claims(stack, nonce)
+        body = crafted(platform, nonce)
         mutate(body)
-        token = sign(stack, body)
-    r = post(stack, browser, token, state)
-    assert r.status_code == 400, (case, r.status_code, r.text[:300])
-    assert reason.lower() in r.text.lower(), (case, r.text[:600])
-    assert "s" * 100 not in r.text and "c" * 100 not in r.text, "the value is not echoed"
-    assert counts(stack) == before
-
-
-def _sign_raw(stack, payload: Any) -> str:  # type: ignore[no-untyped-def]
-    """An RS256 JWS over any JSON (PyJWT insists on an object payload)."""
-    from jwt.api_jws import PyJWS
-    from test_launch_rejections import platform_kid
-
-    return PyJWS().encode(json.dumps(payload).encode(), stack.lms_config.private_key_pem,
-                          algorithm="RS256", headers={"kid": platform_kid(stack)})
+        token = unit_sign(platform, body)
+    r = unit_post(client, token, state_value)
+    text = r.get_data(as_text=True)
+    assert r.status_code == 400, (case, r.status_code, text[:300])
+    assert reason.lower() in text.lower(), (case, text[:600])
+    assert "s" * 100 not in text and "c" * 100 not in text, "the value is not echoed"
+    assert app_counts(app) == before
 
 
 def test_column_limits_on_every_database(stack) -> None:  # type: ignore[no-untyped-def]
