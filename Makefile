@@ -3,9 +3,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean-venv
+.PHONY: demo test lint lock bench clean-venv
 
-$(STAMP): pyproject.toml requirements-cpu.txt requirements-dev.txt
+$(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
@@ -20,8 +20,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	bash scripts/test.sh
 
+## Style (ruff) and the layering rules (import-linter contracts in .importlinter).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
+
+## Rewrite every lock file (requirements-*.txt, course/requirements-learner.txt) with uv.
+lock: $(STAMP)
+	bash scripts/lock.sh
 
 bench: $(STAMP)
 	bash scripts/bench.sh

@@ -7,7 +7,6 @@ shows progress and sets the exit status.
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 from pathlib import Path
 
@@ -17,10 +16,8 @@ from course.errors import ContentError, Problem
 from course.loader import load_course, load_course_partial
 from course.model import Course, Lesson
 
-log = logging.getLogger(__name__)
-
-# Commands other engineers own, found only when asked for: a missing or broken module must not
-# break validate/check/record.
+# Imported only when asked for (validate/check/record never load the build or export code); an
+# ImportError there is a bug and fails loudly.
 LAZY: dict[str, tuple[str, str]] = {
     "build": ("course.build.cli:build", "Build the static site, notebooks and downloads."),
     "export": ("course.export.cli:export", "Export the IMS Common Cartridge and QTI quiz."),
@@ -45,25 +42,13 @@ class CourseGroup(click.Group):
         if command is not None or name not in LAZY:
             return command
         module_name, attr = LAZY[name][0].split(":")
-        try:
-            return getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            log.debug("course %s is unavailable: %s", name, exc)
-            return _unavailable(name, exc)
+        return getattr(importlib.import_module(module_name), attr)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, c.get_short_help_str()) for n, c in sorted(self.commands.items())]
         rows += [(n, help_text) for n, (_, help_text) in sorted(LAZY.items())]
         with formatter.section("Commands"):
             formatter.write_dl(sorted(rows))
-
-
-def _unavailable(name: str, exc: Exception) -> click.Command:
-    @click.command(name, help=f"{LAZY[name][1]} (not available in this install)")
-    def missing() -> None:
-        raise click.ClickException(f"`course {name}` is not available: {exc}")
-
-    return missing
 
 
 def _load(root: Path | None, lesson_id: str | None) -> Course:

@@ -2,7 +2,7 @@
 
 It follows redirects, submits the auto-posting forms that LTI uses (id_token to the tool,
 deep-linking JWT to the platform), and can fill and submit any form on a page. Used by the
-tests and ``pathways demo --check``; real browsers are driven with Playwright elsewhere.
+tests (tests/lti_service, tests/devlms); real browsers are driven with Playwright elsewhere.
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ import sys
 
 import click
 
-from grader_worker import logs
 from grader_worker.config import load_config
 from grader_worker.errors import GraderError
 from grading_contract.queues import Queues
+from pathways import logs
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
               help="Submissions graded at the same time.")
 @click.option("--check", is_flag=True,
               help="Health check: probe the sandbox (JAX inside bwrap) and the queue, then exit.")
-@click.option("--log-level", default="INFO", show_default=True)
+@click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="INFO", show_default=True)
 def worker(platform: str | None, concurrency: int, check: bool, log_level: str) -> None:
     """Grade submissions from the grading queue; SIGTERM finishes the running jobs, then stops."""
     from grader_worker.sandbox.process import adopt_orphans

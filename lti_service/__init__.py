@@ -1,13 +1,11 @@
 """The LTI 1.3 tool service: ``create_app(config=None)`` builds the Flask app.
 
-Blueprints by audience: ``lti`` (protocol), ``learner``, ``instructor``, ``api`` (JSON); the
-grading part's ``lti_service.submissions.bp`` is registered when that package imports.
+Blueprints by audience: ``lti`` (protocol), ``learner``, ``instructor``, ``api`` (JSON) and
+``submissions`` (exercise pages). Every one always ships: an ImportError is a bug and fails here.
 """
 
 from __future__ import annotations
 
-import importlib
-import logging
 from typing import Any
 
 from flask import Flask
@@ -20,8 +18,6 @@ from .course_source import CourseSource
 from .db import make_engine, make_session_factory
 from .extensions import State, close_db
 from .jsonio import BoundedJSONProvider
-
-log = logging.getLogger(__name__)
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
@@ -64,17 +60,11 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from .instructor import bp as instructor_bp
     from .learner import bp as learner_bp
     from .lti import views as lti_views
+    from .submissions import bp as submissions_bp
 
     errors.register(app)
-    for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp):
+    for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp, submissions_bp):
         app.register_blueprint(bp)
-    try:
-        submissions = importlib.import_module("lti_service.submissions")
-    except ImportError:
-        log.debug("lti_service.submissions not installed: exercise pages come from the lesson")
-    else:
-        if hasattr(submissions, "bp"):
-            app.register_blueprint(submissions.bp)
     from .cli import register as register_cli
 
     register_cli(app)

@@ -154,9 +154,13 @@ def keys_rotate() -> None:
 @click.option("--port", default=5000, type=int)
 def serve(host: str, port: int) -> None:
     """Run the tool with Flask's development server (deploy uses gunicorn lti_service.wsgi:app)."""
+    from pathways import logs
+
     from . import create_app
 
-    create_app().run(host=host, port=port, threaded=True)
+    cfg = Config.from_env()
+    logs.configure(cfg.log_level)
+    create_app(cfg).run(host=host, port=port, threaded=True)
 
 
 def register(app: Flask) -> None:

@@ -47,7 +47,10 @@ class Config:
     default_max_attempts: int = 3
     default_counting: str = "best"
     tool_title: str = "JAX Pathways"
-    outbox_batch: int = 50
+    log_level: str = "INFO"
+    queued_lease_s: float = 900.0
+    running_lease_s: float = 30.0
+    grading_max_tries: int = 3
     outbound_allow_private: bool = False
     outbound_timeout_s: float = 5.0
     outbound_max_bytes: int = 256 * 1024
@@ -74,6 +77,11 @@ class Config:
             "default_max_attempts": int(env.get("CHECKPOINT_MAX_ATTEMPTS", "3")),
             "default_counting": env.get("CHECKPOINT_COUNTING", "best"),
             "tool_title": env.get("TOOL_TITLE", "JAX Pathways"),
+            "log_level": env.get("PATHWAYS_LOG_LEVEL", "INFO").upper(),
+            # Read here for the web (which writes leases) and the consumer (which reaps them).
+            "queued_lease_s": float(env.get("PATHWAYS_QUEUED_LEASE_S", "900")),
+            "running_lease_s": float(env.get("PATHWAYS_RUNNING_LEASE_S", "30")),
+            "grading_max_tries": int(env.get("PATHWAYS_GRADING_MAX_TRIES", "3")),
             "outbound_allow_private": _bool(env.get("OUTBOUND_ALLOW_PRIVATE"), False),
             "outbound_timeout_s": float(env.get("OUTBOUND_TIMEOUT_S", "5")),
             "outbound_max_bytes": int(env.get("OUTBOUND_MAX_BYTES", str(256 * 1024))),
@@ -97,12 +105,13 @@ class Config:
             raise ValueError(
                 f"CHECKPOINT_COUNTING={cfg.default_counting!r}: use first, last or best"
             )
+        if cfg.queued_lease_s <= 0 or cfg.running_lease_s <= 0:
+            raise ValueError("PATHWAYS_QUEUED_LEASE_S and PATHWAYS_RUNNING_LEASE_S: use seconds "
+                             "above 0")
+        if not 1 <= cfg.grading_max_tries <= 20:
+            raise ValueError(f"PATHWAYS_GRADING_MAX_TRIES={cfg.grading_max_tries}: use 1 to 20")
         if not 0 < cfg.outbound_timeout_s <= 60:
             raise ValueError(f"OUTBOUND_TIMEOUT_S={cfg.outbound_timeout_s}: use 0 < seconds <= 60")
         if cfg.outbound_max_bytes < 1024:
             raise ValueError(f"OUTBOUND_MAX_BYTES={cfg.outbound_max_bytes}: use at least 1024")
         return cfg
-
-
-def debug_enabled() -> bool:
-    return _bool(os.environ.get("FLASK_DEBUG"), False)

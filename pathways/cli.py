@@ -10,6 +10,11 @@ import importlib
 
 import click
 
+FIRST_PARTY = {"pathways", "course", "lti_service", "grader_worker", "grading_contract", "devlms"}
+# The extra that installs each command's third-party packages (pyproject.toml).
+EXTRA = {"db": "service", "platform": "service", "keys": "service", "serve": "service",
+         "consumer": "service", "worker": "grader", "demo": "demo"}
+
 # command name -> ("module:attribute" of a click command or group, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "course": ("course.cli:course", "Validate, check, record, build and export the course."),
@@ -35,7 +40,18 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target[0].split(":")
-        return getattr(importlib.import_module(module_name), attr)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            # Only a third-party package that is not installed gets the hint; anything else
+            # (a missing module of ours, a broken import) is a bug and propagates.
+            missing = (exc.name or "").split(".")[0]
+            if not missing or missing in FIRST_PARTY or name not in EXTRA:
+                raise
+            raise click.ClickException(
+                f"`pathways {name}` needs the {EXTRA[name]} extra ({missing} is not installed): "
+                f"pip install 'jax-pathways[{EXTRA[name]}]'") from exc
+        return getattr(module, attr)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Static help: `pathways --help` must not import every package (and JAX).

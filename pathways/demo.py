@@ -15,6 +15,7 @@ what the local stack and the browser tests run: deploy/local/stack.sh, tests/e2e
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import signal
@@ -31,6 +32,8 @@ import click
 
 log = logging.getLogger(__name__)
 
+# What the demo's children import that only the demo extra installs (service, grader, devlms).
+DEMO_NEEDS = ("flask", "sqlalchemy", "huey", "jax", "lti1p3platform")
 STOP_TIMEOUT_S = 15.0
 START_TIMEOUT_S = 90.0
 
@@ -288,6 +291,10 @@ def settings_from(state_dir: str, tool_port: int, lms_port: int) -> DemoSettings
 def demo(state_dir: str, tool_port: int, lms_port: int) -> None:
     """Run everything on one machine with a local LMS (Ctrl-C stops it; data is kept)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    missing = [name for name in DEMO_NEEDS if importlib.util.find_spec(name) is None]
+    if missing:  # before any child starts, not as a child's traceback
+        raise click.ClickException(f"`pathways demo` needs the demo extra ({', '.join(missing)} "
+                                   "not installed): pip install 'jax-pathways[demo]'")
     if tool_port == lms_port:
         raise click.BadParameter("the tool and the LMS need different ports", param_hint="ports")
     runner = Demo(settings_from(state_dir, tool_port, lms_port))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests use (PostgreSQL, Redis, Chromium, bubblewrap, nginx)
-# when any is missing. Needs root (as in CI); otherwise says what to install.
+# Installs the Debian packages the tests use (PostgreSQL, Redis, Chromium, bubblewrap, nginx,
+# envsubst, openssl) when any is missing. Needs root (as in CI); otherwise says what to install.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null || need+=(redis-server)
@@ -10,6 +10,8 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v systemd-analyze >/dev/null || need+=(systemd)
+command -v envsubst >/dev/null || need+=(gettext-base)  # deploy/nginx/render.sh
+command -v openssl >/dev/null || need+=(openssl)        # deploy/local/stack.sh's TLS cert
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "missing Debian packages: ${need[*]} (run: sudo apt-get install ${need[*]})" >&2

@@ -13,6 +13,7 @@ eval "$service_env"
 [ -n "${PATHWAYS_KEEP_SERVICES:-}" ] || trap 'bash deploy/local/services.sh stop var/test-services' EXIT
 export JAX_PLATFORMS=cpu
 .venv/bin/ruff check .
+.venv/bin/lint-imports --no-cache  # layering contracts (.importlinter)
 set +e
 .venv/bin/python -m pytest "$@"
 rc=$?

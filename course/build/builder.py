@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from course.model import Course, Lesson, Phase
 
 PACKAGE = Path(__file__).resolve().parent.parent
-REQUIREMENTS = CONTENT_ROOT.parent.parent / "requirements-cpu.txt"
+REQUIREMENTS = PACKAGE / "requirements-learner.txt"  # ships in the wheel: `make lock` writes it
 
 
 def _code(*modules: str) -> tuple[Path, ...]:

@@ -15,7 +15,8 @@ from course.errors import CourseError
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               default=None, help="Content folder (default: the packaged course/content).")
 @click.option("--requirements", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="requirements-cpu.txt whose first block goes into the learner ZIP.")
+              help="The learner lock file put into the learner ZIP "
+                   "(default: course/requirements-learner.txt).")
 @click.option("--quiet", is_flag=True, help="Print only the summary line.")
 def build(out: Path, root: Path | None, requirements: Path | None, quiet: bool) -> None:
     """Build the static site, executed notebooks, exercise downloads and the learner ZIP.

@@ -25,25 +25,23 @@ class LearnerZipError(CourseError):
     """The learner ZIP cannot be made (e.g. the requirements file is missing)."""
 
 
+LEARNER_PINS = frozenset({"jax", "jaxlib", "numpy", "matplotlib"})
+
+
 def learner_requirements(requirements: Path) -> str:
-    """The first block of requirements-cpu.txt (what a learner installs: jax, jaxlib, numpy,
-    matplotlib and their pinned dependencies), up to the first blank line."""
+    """The learner's pinned set (course/requirements-learner.txt, written by ``make lock``):
+    checked for the packages the course's code imports, so a wrong file fails the build."""
     if not requirements.is_file():
         raise LearnerZipError(f"{requirements} does not exist: the learner ZIP needs the pinned "
-                              "requirements; pass --requirements or restore the file")
-    block: list[str] = []
-    for line in requirements.read_text().splitlines():
-        if not line.strip():
-            if any(not ln.startswith("#") for ln in block):
-                break
-            continue
-        block.append(line)
-    pins = {ln.split("==")[0].lower() for ln in block if "==" in ln}
-    missing = {"jax", "jaxlib", "numpy", "matplotlib"} - pins
+                              "requirements; run `make lock` or pass --requirements")
+    text = requirements.read_text()
+    pins = {ln.split("==")[0].strip().lower() for ln in text.splitlines()
+            if "==" in ln and not ln.lstrip().startswith("#")}
+    missing = LEARNER_PINS - pins
     if missing:
-        raise LearnerZipError(f"{requirements}: the first block lacks pins for "
-                              f"{', '.join(sorted(missing))}; put the learner packages first")
-    return "\n".join(block) + "\n"
+        raise LearnerZipError(f"{requirements} lacks pins for {', '.join(sorted(missing))}: "
+                              "it must be the learner's lock file (course/requirements-learner.txt)")
+    return text
 
 
 def lesson_files(lesson: Lesson) -> list[tuple[str, Path]]:

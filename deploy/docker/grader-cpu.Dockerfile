@@ -8,16 +8,16 @@ RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /var/lib/pathways pathways
 WORKDIR /opt/pathways
-COPY requirements-cpu.txt ./
-RUN pip install -r requirements-cpu.txt
+COPY requirements-grader.txt ./
+RUN pip install -r requirements-grader.txt
 COPY pyproject.toml README.md ./
 COPY pathways ./pathways
 COPY course ./course
 COPY grading_contract ./grading_contract
 COPY grader_worker ./grader_worker
-# The package list in pyproject names the service too; the grader never imports it, so
-# only the grader's code is copied and installed (setuptools skips missing packages).
-RUN pip install --no-deps . && pathways --help >/dev/null
+# Only the grader's code and its extra's lock file (no Flask, no database driver); setuptools
+# skips the packages that are not copied. `worker --help` imports the whole worker.
+RUN pip install --no-deps . && pathways worker --help >/dev/null
 USER pathways
 ENV PATHWAYS_GRADER_CONCURRENCY=1
 CMD ["sh", "-c", "exec pathways worker --platform cpu --concurrency \"$PATHWAYS_GRADER_CONCURRENCY\""]

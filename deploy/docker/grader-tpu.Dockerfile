@@ -8,10 +8,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /var/lib/pathways pathways
 WORKDIR /opt/pathways
-COPY requirements-cpu.txt ./
-# The pinned set, then the TPU runtime for the same JAX version.
-RUN pip install -r requirements-cpu.txt \
-    && JAX_VERSION=$(sed -n 's/^jax==//p' requirements-cpu.txt) \
+COPY requirements-grader.txt ./
+# The grader's pinned set, then the TPU runtime for the same JAX version.
+RUN pip install -r requirements-grader.txt \
+    && JAX_VERSION=$(sed -n 's/^jax==//p' requirements-grader.txt) \
     && pip install "jax[tpu]==${JAX_VERSION}" \
        -f https://storage.googleapis.com/jax-releases/libtpu_releases.html
 COPY pyproject.toml README.md ./
@@ -19,7 +19,7 @@ COPY pathways ./pathways
 COPY course ./course
 COPY grading_contract ./grading_contract
 COPY grader_worker ./grader_worker
-RUN pip install --no-deps . && pathways --help >/dev/null
+RUN pip install --no-deps . && pathways worker --help >/dev/null
 USER pathways
 ENV PATHWAYS_GRADER_CONCURRENCY=1
 CMD ["sh", "-c", "exec pathways worker --platform tpu --concurrency \"$PATHWAYS_GRADER_CONCURRENCY\""]

@@ -60,8 +60,8 @@ tar -C "$src" --exclude=.venv --exclude=var --exclude=.git --exclude='__pycache_
   --exclude=.pytest_cache --exclude=test-artifacts --exclude='*.egg-info' -cf - . \
   | tar -C "$prefix" -xf -
 run "$python" -m venv "$prefix/.venv"
-jax_version=$(sed -n 's/^jax==//p' "$src/requirements-cpu.txt")
-run "$prefix/.venv/bin/pip" install -q -r "$prefix/requirements-cpu.txt"
+jax_version=$(sed -n 's/^jax==//p' "$src/requirements-grader.txt")
+run "$prefix/.venv/bin/pip" install -q -r "$prefix/requirements-grader.txt"
 run "$prefix/.venv/bin/pip" install -q "jax[tpu]==$jax_version" \
   -f https://storage.googleapis.com/jax-releases/libtpu_releases.html
 run "$prefix/.venv/bin/pip" install -q --no-deps "$prefix"

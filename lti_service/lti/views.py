@@ -6,7 +6,6 @@ import logging
 
 from flask import (
     Blueprint,
-    current_app,
     jsonify,
     redirect,
     render_template,
@@ -84,11 +83,8 @@ def launch() -> Response | tuple[str, int]:
     if is_deep_link:
         return redirect(url_for("instructor.picker", lt=token))
     if record.content_id and content.is_graded_by_submission(record.content_id):
-        if "submissions" in current_app.blueprints:
-            return redirect(url_for("submissions.exercise_page",
-                                    placement_id=record.placement_id, lt=token))
-        return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token)
-                        + "#exercise")
+        return redirect(url_for("submissions.exercise_page",
+                                placement_id=record.placement_id, lt=token))
     return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token))
 
 

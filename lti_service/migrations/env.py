@@ -5,13 +5,9 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import pool
 
+import lti_service.submissions.models  # noqa: F401  (its tables, for autogenerate)
 from lti_service.db import make_engine
 from lti_service.models import Base
-
-try:  # the grading part's tables, when that part is installed (for autogenerate)
-    import lti_service.submissions.models  # noqa: F401
-except ImportError:
-    pass
 
 target_metadata = Base.metadata
 

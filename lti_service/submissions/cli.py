@@ -1,4 +1,9 @@
-"""`pathways consumer`: record grading results, reap expired leases, post scores to the LMS."""
+"""`pathways consumer`: record grading results, reap expired leases, post scores to the LMS.
+
+Leases and tries are not options here: the web writes them and this process reaps them, so both
+read them from the service configuration (PATHWAYS_QUEUED_LEASE_S, PATHWAYS_RUNNING_LEASE_S,
+PATHWAYS_GRADING_MAX_TRIES; docs/CONFIGURATION.md).
+"""
 
 from __future__ import annotations
 
@@ -12,16 +17,10 @@ import click
               help="Seconds between reaper passes over expired leases.")
 @click.option("--outbox-every", type=float, default=5.0, show_default=True,
               help="Seconds between score outbox deliveries.")
-@click.option("--running-lease", type=float, default=30.0, show_default=True,
-              help="Seconds a running job's lease lasts after each heartbeat.")
-@click.option("--queued-lease", type=float, default=900.0, show_default=True,
-              help="Seconds a job may wait in the queue before it is sent again.")
-@click.option("--max-tries", type=click.IntRange(1, 20), default=3, show_default=True)
-@click.option("--log-level", default="INFO", show_default=True)
+@click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="INFO", show_default=True)
 def consumer(database_url: str | None, reap_every: float, outbox_every: float,
-             running_lease: float, queued_lease: float, max_tries: int, log_level: str) -> None:
+             log_level: str) -> None:
     """Run the service side of grading until SIGTERM."""
-    from grader_worker import logs
     from grading_contract.config import load_queue_config
     from grading_contract.queues import Queues
     from lti_service.config import Config
@@ -29,15 +28,14 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     from lti_service.services.outbox import deliver_due
     from lti_service.submissions.consumer import ResultsConsumer
     from lti_service.submissions.settings import GradingSettings
+    from pathways import logs
 
     logs.configure(log_level)
     cfg = Config.from_env({"database_url": database_url} if database_url else None)
     engine = make_engine(cfg.database_url)
-    settings = GradingSettings(queued_lease_s=queued_lease, running_lease_s=running_lease,
-                               max_tries=max_tries)
-    loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()), settings,
-                           reap_every_s=reap_every, outbox_every_s=outbox_every,
-                           deliver=deliver_due)
+    loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()),
+                           GradingSettings.from_config(cfg), reap_every_s=reap_every,
+                           outbox_every_s=outbox_every, deliver=deliver_due)
     try:
         loop.run()
     finally:

@@ -1,10 +1,14 @@
-"""Timings and limits of the submission path. Defaults suit one machine; tests and the
-``pathways consumer`` options override them (no environment is read here)."""
+"""Timings and limits of the submission path. The leases and tries come from the service's
+``Config`` (one reader of the environment), so the web that writes a lease and the consumer that
+reaps it agree; tests build their own."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lti_service.config import Config
 
 MAX_SOURCE_BYTES = 64 * 1024
 
@@ -24,6 +28,13 @@ class GradingSettings:
     """Largest main.py accepted."""
     limits: dict[str, Any] | None = None
     """Sandbox limits sent with each job (None: the worker's defaults)."""
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> GradingSettings:
+        """The settings both service processes use: leases and tries from ``cfg``, plus any
+        ``grading`` overrides a test or bench passed to ``Config.from_env``."""
+        return cls(queued_lease_s=cfg.queued_lease_s, running_lease_s=cfg.running_lease_s,
+                   max_tries=cfg.grading_max_tries).with_overrides(cfg.extra.get("grading"))
 
     def with_overrides(self, data: dict[str, Any] | None) -> GradingSettings:
         known = {f.name for f in fields(self)}

@@ -46,7 +46,7 @@ def queues() -> Queues:
 
 
 def settings() -> GradingSettings:
-    return GradingSettings().with_overrides(state().config.extra.get("grading"))
+    return GradingSettings.from_config(state().config)
 
 
 def _exercise(access: PlacementAccess) -> Any:

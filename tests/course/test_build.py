@@ -134,7 +134,7 @@ def test_learner_zip_works_for_a_new_learner(built: Built, tmp_path: Path) -> No
     pins = {line.split("==")[0] for line in requirements.splitlines() if "==" in line}
     assert {"jax", "jaxlib", "numpy", "matplotlib"} <= pins
     assert not pins & {"Flask", "SQLAlchemy", "pytest", "huey", "PyLTI1p3"}
-    assert requirements.strip() in REQUIREMENTS.read_text()
+    assert requirements == REQUIREMENTS.read_text()
 
     run = subprocess.run([sys.executable, f"{LESSON_04}/code/main.py"], cwd=tmp_path, env=ENV,
                          capture_output=True, text=True, timeout=120)

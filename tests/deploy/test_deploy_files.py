@@ -95,3 +95,24 @@ def test_shell_scripts_parse(script: Path) -> None:
     result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert script.read_text().startswith("#!/usr/bin/env bash\n")
+
+
+# image -> (its lock file, the first-party packages its entry point imports)
+IMAGES = {
+    "service": ("requirements-service.txt",
+                {"pathways", "course", "grading_contract", "lti_service"}),
+    "grader-cpu": ("requirements-grader.txt",
+                   {"pathways", "course", "grading_contract", "grader_worker"}),
+    "grader-tpu": ("requirements-grader.txt",
+                   {"pathways", "course", "grading_contract", "grader_worker"}),
+}
+
+
+@pytest.mark.parametrize("image", sorted(IMAGES))
+def test_each_image_installs_its_own_lock_file_and_the_code_it_runs(image: str) -> None:
+    lock, packages = IMAGES[image]
+    text = (DEPLOY / "docker" / f"{image}.Dockerfile").read_text()
+    installed = set(re.findall(r"pip install -r (\S+)", text))
+    assert installed == {lock}, f"{image} installs {installed}, not only {lock}"
+    copied = {line.split()[1] for line in text.splitlines() if line.startswith("COPY ")}
+    assert packages <= copied, f"{image} lacks {packages - copied}"

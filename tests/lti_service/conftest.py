@@ -7,16 +7,25 @@ fresh PostgreSQL database created from TEST_DATABASE_URL for the test and droppe
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from lti_course import make_course
 from lti_stack import Stack, build_stack
 from sqlalchemy.engine import make_url
+from unit_launch import Platform, platform_keys
 
+from lti_service import create_app
+from lti_service.db import make_engine, make_session_factory, upgrade
 from lti_service.extensions import state
+from lti_service.services import keys
+from lti_service.services.platforms import add_platform
 
 
 def _pg_admin(url: str) -> str:
@@ -63,3 +72,48 @@ def sqlite_stack(sqlite_url: str, tmp_path: Path) -> Iterator[Stack]:
     s.tool_server.stop()
     s.lms_server.stop()
     state(s.tool).engine.dispose()
+
+
+# Unit-level fixtures (flaskr-style): the app on a copy of a once-migrated SQLite file, Flask's
+# test client, and a registered platform whose launches ``unit_launch.launch`` signs. No tool or
+# LMS server; use ``stack`` only for flows that must cross HTTP to devlms (AGS, NRPS, deep links).
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("schema") / "migrated.sqlite3"
+    url = f"sqlite:///{path}"
+    upgrade(url)  # Alembic in this process, once per session
+    engine = make_engine(url)
+    with make_session_factory(engine)() as session:
+        keys.current_key(session)  # the tool's RSA key, made once rather than at each login
+        session.commit()
+    engine.dispose()
+    return path
+
+
+@pytest.fixture
+def app(migrated_sqlite: Path, tmp_path: Path) -> Iterator[Flask]:
+    db_file = tmp_path / "tool.sqlite3"
+    shutil.copyfile(migrated_sqlite, db_file)
+    tool = create_app({
+        "database_url": f"sqlite:///{db_file}", "var_dir": tmp_path / "var",
+        "secret_key": "unit-" + uuid.uuid4().hex, "tool_base_url": "http://localhost",
+        "outbound_allow_private": True,  # the platform key set is on loopback
+        "course": make_course(tmp_path / "content"),
+    })
+    tool.config["TESTING"] = True
+    yield tool
+    state(tool).engine.dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def platform(app: Flask) -> Iterator[Platform]:
+    with platform_keys() as registered:
+        with state(app).sessions() as session:
+            add_platform(session, **registered.registration_args())
+            session.commit()
+        yield registered

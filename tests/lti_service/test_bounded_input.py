@@ -16,11 +16,28 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 import pytest
 import requests
+from flask import Flask
+from flask.testing import FlaskClient
+from jwt.api_jws import PyJWS
 from sqlalchemy import func, select
-from test_launch_rejections import CLAIM, claims, counts, login, post, sign
+from test_launch_rejections import (
+    CLAIM,
+    app_counts,
+    claims,
+    counts,
+    crafted,
+    login,
+    post,
+    sign,
+    unit_post,
+    unit_sign,
+)
 from tool_pages import hidden
+from unit_launch import Platform
+from unit_launch import login as unit_login
 
 from devlms.browser import Browser
+from lti_service.extensions import state
 from lti_service.models import LtiStorage, Placement
 
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -40,6 +57,15 @@ def launch(stack, mutate=None, browser: Browser | None = None):  # type: ignore[
     if mutate:
         mutate(body)
     return post(stack, browser, sign(stack, body), state)
+
+
+def unit_launch(client: FlaskClient, platform: Platform, mutate=None):  # type: ignore[no-untyped-def]
+    """``launch`` on the unit fixtures: the test client, a platform key set on loopback."""
+    nonce, state_value = unit_login(client, platform, "alice")
+    body = crafted(platform, nonce)
+    if mutate:
+        mutate(body)
+    return unit_post(client, unit_sign(platform, body), state_value)
 
 
 def token_of(response: requests.Response) -> str:
@@ -84,32 +110,25 @@ TYPED_CASES: dict[str, tuple[Any, str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(TYPED_CASES))
-def test_wrongly_typed_claims_get_400_and_change_nothing(sqlite_stack, case: str) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
+def test_wrongly_typed_claims_get_400_and_change_nothing(app: Flask, client: FlaskClient,
+                                                         platform: Platform, case: str) -> None:
     mutate, reason = TYPED_CASES[case]
-    browser = Browser()
-    nonce, state = login(stack, browser)
-    before = counts(stack)
+    nonce, state_value = unit_login(client, platform, "alice")
+    before = app_counts(app)
     if mutate is None:  # a signed token whose body is a JSON list, not an object
-        token = _sign_raw(stack, [claims(stack, nonce)])
+        token = PyJWS().encode(json.dumps([crafted(platform, nonce)]).encode(),
+                               platform.private_key_pem, algorithm="RS256",
+                               headers={"kid": platform.kid})
     else:
-        body = claims(stack, nonce)
+        body = crafted(platform, nonce)
         mutate(body)
-        token = sign(stack, body)
-    r = post(stack, browser, token, state)
-    assert r.status_code == 400, (case, r.status_code, r.text[:300])
-    assert reason.lower() in r.text.lower(), (case, r.text[:600])
-    assert "s" * 100 not in r.text and "c" * 100 not in r.text, "the value is not echoed"
-    assert counts(stack) == before
-
-
-def _sign_raw(stack, payload: Any) -> str:  # type: ignore[no-untyped-def]
-    """An RS256 JWS over any JSON (PyJWT insists on an object payload)."""
-    from jwt.api_jws import PyJWS
-    from test_launch_rejections import platform_kid
-
-    return PyJWS().encode(json.dumps(payload).encode(), stack.lms_config.private_key_pem,
-                          algorithm="RS256", headers={"kid": platform_kid(stack)})
+        token = unit_sign(platform, body)
+    r = unit_post(client, token, state_value)
+    text = r.get_data(as_text=True)
+    assert r.status_code == 400, (case, r.status_code, text[:300])
+    assert reason.lower() in text.lower(), (case, text[:600])
+    assert "s" * 100 not in text and "c" * 100 not in text, "the value is not echoed"
+    assert app_counts(app) == before
 
 
 def test_column_limits_on_every_database(stack) -> None:  # type: ignore[no-untyped-def]
@@ -135,16 +154,16 @@ def test_column_limits_on_every_database(stack) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.parametrize("aud_order", ["ours first", "ours second"])
-def test_multi_audience_token_with_our_azp_is_accepted(sqlite_stack, aud_order: str) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
-    ours = stack.lms_config.client_id
+def test_multi_audience_token_with_our_azp_is_accepted(app: Flask, client: FlaskClient,
+                                                       platform: Platform, aud_order: str) -> None:
+    ours = platform.client_id
     auds = [ours, "another-client"] if aud_order == "ours first" else ["another-client", ours]
-    r = launch(stack, lambda b: b.update(aud=auds, azp=ours))
-    assert r.status_code == 302, r.text[:400]
-    assert counts(stack)["used_nonces"] == 1
-    r = launch(stack, lambda b: b.update(aud=auds, azp="another-client"))
+    r = unit_launch(client, platform, lambda b: b.update(aud=auds, azp=ours))
+    assert r.status_code == 302, r.get_data(as_text=True)[:400]
+    assert app_counts(app)["used_nonces"] == 1
+    r = unit_launch(client, platform, lambda b: b.update(aud=auds, azp="another-client"))
     assert r.status_code == 400, "azp must name us"
-    assert counts(stack)["used_nonces"] == 1
+    assert app_counts(app)["used_nonces"] == 1
 
 
 def test_resource_link_launch_posted_to_the_deep_link_endpoint_is_400(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
@@ -265,17 +284,18 @@ def test_policy_integers_are_strict_and_bounded(sqlite_stack) -> None:  # type: 
 
 
 @pytest.mark.parametrize("value", ["2.7", "1e30", str(HUGE), "0", "101", "-1", " 5", "５"])
-def test_custom_max_attempts_is_strict_at_launch(sqlite_stack, value: str) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
-    before = counts(stack)
-    r = launch(stack, _custom(max_attempts=value))
+def test_custom_max_attempts_is_strict_at_launch(app: Flask, client: FlaskClient,
+                                                 platform: Platform, value: str) -> None:
+    before = app_counts(app)
+    r = unit_launch(client, platform, _custom(max_attempts=value))
     assert r.status_code == 400, (value, r.status_code)
-    assert "max_attempts" in r.text
-    assert counts(stack) == before
-    ok = launch(stack, _custom(max_attempts="100"))
+    assert "max_attempts" in r.get_data(as_text=True)
+    assert app_counts(app) == before
+    ok = unit_launch(client, platform, _custom(max_attempts="100"))
     assert ok.status_code == 302
     pid = int(urlparse(ok.headers["Location"]).path.rsplit("/", 1)[-1])
-    assert _max_attempts(stack, pid) == 100
+    with state(app).sessions() as session:
+        assert session.get(Placement, pid).max_attempts == 100
 
 
 def test_deep_link_picker_refuses_loose_max_attempts(sqlite_stack) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,8 @@
 
 Each rejected launch answers 400 with its reason and changes nothing recorded. A control case
 proves the same crafted launch is accepted when nothing is wrong, so these tests can fail.
+The claim checks run on the unit fixtures (Flask's test client, a key set on loopback); only
+flows that need devlms itself (deep links, a cookie-blocking browser) use the live stack.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from urllib.parse import parse_qs, urlparse
 
 import jwt
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from lti1p3platform.registration import Registration
 from sqlalchemy import func, select
+from unit_launch import Platform
+from unit_launch import claims as unit_claims
+from unit_launch import login as unit_login
 
 from devlms.browser import Browser
 from devlms.config import new_private_key_pem, public_pem
+from lti_service.extensions import state
 from lti_service.models import (
     CheckpointAttempt,
     LmsContext,
@@ -28,15 +36,23 @@ from lti_service.models import (
     UsedNonce,
 )
 
-CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 TABLES = (LmsUser, LmsContext, Placement, UsedNonce, CheckpointAttempt, ScoreOutbox)
 
 
-def counts(stack) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    with stack.db() as session:
+def _counts(sessions: Callable[[], Any]) -> dict[str, int]:
+    with sessions() as session:
         return {t.__tablename__: session.scalar(select(func.count()).select_from(t))
                 for t in TABLES}
+
+
+def counts(stack) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return _counts(stack.db)
+
+
+def app_counts(app: Flask) -> dict[str, int]:
+    return _counts(state(app).sessions)
 
 
 def login(stack, browser: Browser) -> tuple[str, str]:  # type: ignore[no-untyped-def]
@@ -49,6 +65,7 @@ def login(stack, browser: Browser) -> tuple[str, str]:  # type: ignore[no-untype
     return query["nonce"][0], query["state"][0]
 
 
+# Stack helpers: the live-stack tests here and in test_outbox_rules / test_bounded_input use them.
 def claims(stack, nonce: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     cfg = stack.lms_config
     now = int(time.time())
@@ -81,13 +98,29 @@ def post(stack, browser: Browser, token: str, state: str):  # type: ignore[no-un
                              allow_redirects=False, timeout=30)
 
 
-def test_crafted_launch_is_accepted_when_nothing_is_wrong(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
-    browser = Browser()
-    nonce, state = login(sqlite_stack, browser)
-    r = post(sqlite_stack, browser, sign(sqlite_stack, claims(sqlite_stack, nonce)), state)
-    assert r.status_code == 302, r.text
+# Unit helpers: the claim checks below run on the test client (unit_launch).
+def crafted(platform: Platform, nonce: str) -> dict[str, Any]:
+    return unit_claims(platform, nonce, sub="alice", role=LEARNER, context_id="course-1",
+                       content_id="arrays-04.checkpoint", link_id="crafted-link")
+
+
+def unit_sign(platform: Platform, body: dict[str, Any], *, key: str | None = None,
+              kid: str | None = None) -> str:
+    return jwt.encode(body, key or platform.private_key_pem, algorithm="RS256",
+                      headers={"kid": kid or platform.kid})
+
+
+def unit_post(client: FlaskClient, token: str, state_value: str):  # type: ignore[no-untyped-def]
+    return client.post("/lti/launch", data={"id_token": token, "state": state_value})
+
+
+def test_crafted_launch_is_accepted_when_nothing_is_wrong(app: Flask, client: FlaskClient,
+                                                          platform: Platform) -> None:
+    nonce, state_value = unit_login(client, platform, "alice")
+    r = unit_post(client, unit_sign(platform, crafted(platform, nonce)), state_value)
+    assert r.status_code == 302, r.get_data(as_text=True)
     assert "/learn/" in r.headers["Location"]
-    assert counts(sqlite_stack)["used_nonces"] == 1
+    assert app_counts(app)["used_nonces"] == 1
 
 
 Mutation = Callable[[dict[str, Any]], None]
@@ -133,60 +166,60 @@ CASES: dict[str, tuple[Mutation, str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_bad_claims_are_rejected_and_change_nothing(sqlite_stack, case: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_claims_are_rejected_and_change_nothing(app: Flask, client: FlaskClient,
+                                                   platform: Platform, case: str) -> None:
     mutate, reason = CASES[case]
-    browser = Browser()
-    nonce, state = login(sqlite_stack, browser)
-    before = counts(sqlite_stack)
-    body = claims(sqlite_stack, nonce)
+    nonce, state_value = unit_login(client, platform, "alice")
+    before = app_counts(app)
+    body = crafted(platform, nonce)
     mutate(body)
-    r = post(sqlite_stack, browser, sign(sqlite_stack, body), state)
-    assert r.status_code == 400, (case, r.status_code, r.text[:300])
-    assert reason.lower() in r.text.lower(), (case, r.text[:500])
-    assert counts(sqlite_stack) == before
+    r = unit_post(client, unit_sign(platform, body), state_value)
+    text = r.get_data(as_text=True)
+    assert r.status_code == 400, (case, r.status_code, text[:300])
+    assert reason.lower() in text.lower(), (case, text[:500])
+    assert app_counts(app) == before
 
 
-def test_bad_signature_unknown_kid_and_malformed_jwt(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
-    stack = sqlite_stack
+def test_bad_signature_unknown_kid_and_malformed_jwt(app: Flask, client: FlaskClient,
+                                                     platform: Platform) -> None:
     impostor = new_private_key_pem()
-    before = counts(stack)
+    before = app_counts(app)
     for label, make, reason in [
-        ("bad signature", lambda b: sign(stack, b, key=impostor), "signature"),
-        ("unknown kid", lambda b: sign(stack, b, kid="kid-nobody-published"), "public key"),
+        ("bad signature", lambda b: unit_sign(platform, b, key=impostor), "signature"),
+        ("unknown kid", lambda b: unit_sign(platform, b, kid="kid-nobody-published"), "public key"),
         ("two parts", lambda b: "abc.def", "3 parts"),
         ("garbage", lambda b: "a.b.c", "be decoded"),
         ("unsigned", lambda b: jwt.encode(b, "", algorithm="none",
-                                          headers={"kid": platform_kid(stack)}), "public key"),
+                                          headers={"kid": platform.kid}), "public key"),
     ]:
-        browser = Browser()
-        nonce, state = login(stack, browser)
-        r = post(stack, browser, make(claims(stack, nonce)), state)
-        assert r.status_code == 400, (label, r.text[:300])
-        assert reason.lower() in r.text.lower(), (label, r.text[:400])
-    assert counts(stack) == before
+        nonce, state_value = unit_login(client, platform, "alice")
+        r = unit_post(client, make(crafted(platform, nonce)), state_value)
+        text = r.get_data(as_text=True)
+        assert r.status_code == 400, (label, text[:300])
+        assert reason.lower() in text.lower(), (label, text[:400])
+    assert app_counts(app) == before
 
 
-def test_bad_state_is_rejected(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
-    browser = Browser()
-    nonce, _state = login(sqlite_stack, browser)
-    before = counts(sqlite_stack)
-    r = post(sqlite_stack, browser, sign(sqlite_stack, claims(sqlite_stack, nonce)),
-             "state-" + str(uuid.uuid4()))
+def test_bad_state_is_rejected(app: Flask, client: FlaskClient, platform: Platform) -> None:
+    nonce, _state = unit_login(client, platform, "alice")
+    before = app_counts(app)
+    r = unit_post(client, unit_sign(platform, crafted(platform, nonce)),
+                  "state-" + str(uuid.uuid4()))
     assert r.status_code == 400
-    assert "state" in r.text.lower()
-    assert counts(sqlite_stack) == before
+    assert "state" in r.get_data(as_text=True).lower()
+    assert app_counts(app) == before
 
 
-def test_nonce_replay_is_refused(sqlite_stack, caplog) -> None:  # type: ignore[no-untyped-def]
-    browser = Browser()
-    nonce, state = login(sqlite_stack, browser)
-    token = sign(sqlite_stack, claims(sqlite_stack, nonce))
-    assert post(sqlite_stack, browser, token, state).status_code == 302
-    after_first = counts(sqlite_stack)
-    again = post(sqlite_stack, browser, token, state)
+def test_nonce_replay_is_refused(app: Flask, client: FlaskClient, platform: Platform,
+                                 caplog: pytest.LogCaptureFixture) -> None:
+    nonce, state_value = unit_login(client, platform, "alice")
+    token = unit_sign(platform, crafted(platform, nonce))
+    assert unit_post(client, token, state_value).status_code == 302
+    after_first = app_counts(app)
+    again = unit_post(client, token, state_value)
     assert again.status_code == 400
-    assert "replay" in again.text
-    assert counts(sqlite_stack) == after_first
+    assert "replay" in again.get_data(as_text=True)
+    assert app_counts(app) == after_first
     assert token not in caplog.text, "a log line carries the id_token"
 
 
