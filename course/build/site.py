@@ -37,6 +37,8 @@ def static_links(course: Course, phase: Phase, lesson: Lesson) -> LessonLinks:
         project=f"../{project_page(phase.project.slug)}" if phase.project else None,
         lessons={other.id: f"{other.id}.html" for other in course.lessons()},
         lesson_titles={other.id: other.title for other in course.lessons()},
+        phase_title=phase.title,
+        lessons_in_phase=len(phase.lessons),
     )
 
 

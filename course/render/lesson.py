@@ -57,12 +57,15 @@ def _header(lesson: Lesson, links: LessonLinks) -> str:
         _link(links.main_py, "Complete main.py"),
     ]
     shown = [d for d in downloads if d]
+    phase = markdown.inline(links.phase_title) if links.phase_title else _e(lesson.phase_id)
+    position = (f"Lesson {lesson.order} of {links.lessons_in_phase}" if links.lessons_in_phase
+                else f"Lesson {lesson.order}")
     nav = "".join(
         f'<li><a href="#{_e(lesson.id)}-{slug}">{_e(title)}</a></li>' for slug, title in STAGES
     )
     return (
-        f'<header class="lesson-header"><p class="crumb">Phase {_e(lesson.phase_id)} · '
-        f"Lesson {lesson.order}</p><h1>{markdown.inline(lesson.title)}</h1>"
+        f'<header class="lesson-header"><p class="crumb">Phase {phase} · {position}</p>'
+        f"<h1>{markdown.inline(lesson.title)}</h1>"
         f'<p class="meta">Revision {_e(lesson.revision)} · about {lesson.minutes} minutes · '
         f"{_e(lesson.hardware.upper())} practice</p>"
         f'<p class="summary">{markdown.inline(lesson.summary)}</p>'

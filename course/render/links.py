@@ -28,6 +28,8 @@ class LessonLinks:
     checkpoint_field: name of the radio field that carries the choice key.
     checkpoint_hidden: extra hidden inputs of the live form (name, value), e.g. a CSRF token.
     exercise_submit: exercise id -> URL of its submit page (LMS only); missing ids show none.
+    phase_title: the phase's title for the breadcrumb (its id when None).
+    lessons_in_phase: how many lessons the phase has, for "Lesson 4 of 4" (None: "Lesson 4").
     show_solutions: False leaves reference solutions and reasoning out of the page.
     """
 
@@ -48,3 +50,5 @@ class LessonLinks:
     checkpoint_hidden: tuple[tuple[str, str], ...] = ()
     exercise_submit: Mapping[str, str] = field(default_factory=dict)
     show_solutions: bool = True
+    phase_title: str | None = None
+    lessons_in_phase: int | None = None

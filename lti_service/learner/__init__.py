@@ -10,10 +10,10 @@ from werkzeug.wrappers import Response
 
 from ..auth import form_fields, launch_url_args
 from ..authz import LEARNER, Guard, PlacementAccess
-from ..extensions import db
+from ..extensions import db, state
 from ..services import checkpoints
 from ..services.content import CHECKPOINT_KINDS
-from .page import lesson_fragment, lesson_styles
+from .page import lesson_fragment
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 guard = Guard(bp, source="page")
@@ -24,13 +24,12 @@ def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = Non
     placement, item = access.placement, access.item
     attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
-    fragment = lesson_fragment(item.lesson, action, form_fields())
+    fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get())
     return render_template(
         "lesson.html",
         title=item.title,
         item=item,
         fragment=fragment,
-        styles=lesson_styles(),
         placement=placement,
         answers_count=item.kind in CHECKPOINT_KINDS,
         attempts=attempts,

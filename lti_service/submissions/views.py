@@ -71,6 +71,13 @@ def status_json(row: Submission) -> dict[str, Any]:
     }
 
 
+def graded_file(lesson: Any, exercise: Any) -> str:
+    """What the editor starts with: the whole main.py that is graded (the lesson's code, then
+    the exercise starter), so submitting the box as it is runs, and the learner sees it all."""
+    main = lesson.main_code.rstrip("\n")
+    return f"{main}\n\n# --- {exercise.title}: your solution below ---\n{exercise.starter_code}"
+
+
 def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | None = None,
             status: int = 200) -> tuple[str, int]:
     lesson, exercise = _exercise(access)
@@ -81,7 +88,7 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
     html = render_template(
         "submissions/exercise.html", title=exercise.title, lesson=lesson, exercise=exercise,
         placement=placement, rows=rows, counted=chosen, errors=errors or [],
-        source=source or exercise.starter_code,
+        source=source or graded_file(lesson, exercise),
         used=service.attempts_used(session, placement.id, user_id),
         lt=launch_url_args().get("lt", ""), max_bytes=settings().max_source_bytes,
         statuses=[status_json(r) for r in rows if r.status in ("queued", "running")])
