@@ -14,6 +14,7 @@ from flask import abort, current_app, jsonify, redirect, render_template, reques
 from marshmallow import ValidationError
 from sqlalchemy.orm import Session
 
+from course import submission_for
 from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
 from lti_service.auth import launch_url_args
@@ -73,9 +74,9 @@ def status_json(row: Submission) -> dict[str, Any]:
 
 def graded_file(lesson: Any, exercise: Any) -> str:
     """What the editor starts with: the whole main.py that is graded (the lesson's code, then
-    the exercise starter), so submitting the box as it is runs, and the learner sees it all."""
-    main = lesson.main_code.rstrip("\n")
-    return f"{main}\n\n# --- {exercise.title}: your solution below ---\n{exercise.starter_code}"
+    the exercise starter, as ``course.submission_for`` composes it), so submitting the box as
+    it is runs, and the learner sees the exact file."""
+    return submission_for(lesson, exercise, exercise.starter_code)
 
 
 def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | None = None,
