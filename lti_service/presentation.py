@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from flask import Flask
+from flask import Flask, url_for
 from markupsafe import Markup
 
 from course.render import markdown, stylesheet
+
+from .auth import current_launch, launch_url_args
 
 
 @cache
@@ -36,5 +38,14 @@ def register(app: Flask) -> None:
     app.jinja_env.filters["md_inline"] = md_inline
 
     @app.context_processor
-    def _styles() -> dict[str, object]:
-        return {"site_styles": site_styles()}
+    def _shared() -> dict[str, object]:
+        return {"site_styles": site_styles(), "tool_nav": tool_nav()}
+
+
+def tool_nav() -> list[tuple[str, str]]:
+    """(text, URL) of the pages a launched user can reach from any page: an instructor's class
+    view (the LMS links only to placements, so the tool offers it on every page they open)."""
+    launch = current_launch()
+    if launch is None or not launch.is_instructor:
+        return []
+    return [("Class view", url_for("instructor.class_view", **launch_url_args()))]

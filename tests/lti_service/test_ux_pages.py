@@ -168,3 +168,17 @@ def test_exercise_histogram_counts_each_learners_best_attempt() -> None:
             sub(3, "not_gradable", None), sub(4, "running", None), sub(5, "graded", 2.0)]
     assert dict(outcome_histogram(subs)) == {"full marks": 1, "partial": 1, "zero": 1,
                                              "not gradable": 1, "waiting": 1}
+
+
+def test_instructors_get_a_class_view_link_on_every_page_learners_do_not(
+        sqlite_stack: Stack) -> None:
+    stack = sqlite_stack
+    (link,) = stack.deep_link([CHECKPOINT])
+    teacher = stack.launch(Browser(), link["id"], "teacher")
+    nav = teacher.text.split('class="tool-nav"', 1)[1].split("</nav>", 1)[0]
+    href = html.unescape(nav.split('href="', 1)[1].split('"', 1)[0])
+    assert href.startswith("/instructor/class?lt=")
+    view = requests.get(stack.tool_url + href, timeout=30)
+    assert view.status_code == 200 and "class view" in view.text
+    learner = stack.launch(Browser(), link["id"], "alice")
+    assert 'class="tool-nav"' not in learner.text and "/instructor/class" not in learner.text
