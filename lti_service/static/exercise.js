@@ -74,7 +74,7 @@
       [["stdout", s.stdout], ["stderr", s.stderr]].forEach(function (p) {
         if (!p[1]) return;
         d.appendChild(el("h4", {}, p[0]));
-        d.appendChild(el("pre", { "class": "excerpt" }, p[1]));
+        d.appendChild(el("pre", { "class": "excerpt", tabindex: "0" }, p[1]));
       });
       out.appendChild(d);
     }

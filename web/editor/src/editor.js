@@ -25,7 +25,9 @@ const look = EditorView.theme({
   ".cm-gutters": { backgroundColor: "var(--panel)", color: "var(--muted)", borderRight: "1px solid var(--border)" },
   "&.cm-focused": { outline: "3px solid var(--accent)" },
   ".cm-activeLine, .cm-activeLineGutter": { backgroundColor: "var(--active-line)" },
-  ".cm-scroller": { minHeight: "16rem", maxHeight: "70vh" },
+  // The editor grows with the file and wraps long lines: no inner scroll region, which a
+  // keyboard user could not scroll (axe: scrollable-region-focusable), and it fits 320px.
+  ".cm-content, .cm-gutter": { minHeight: "16rem" },
 });
 
 function attach(area) {
@@ -37,6 +39,7 @@ function attach(area) {
         basicSetup,
         python(),
         indentUnit.of("    "),
+        EditorView.lineWrapping,
         keymap.of([indentWithTab]), // Tab indents; Escape then Tab leaves the editor
         syntaxHighlighting(colours),
         look,
