@@ -9,6 +9,7 @@ from course.model import Course, Lesson, Phase
 from course.render import LessonLinks, markdown
 
 STYLE = "style.css"
+SETUP = "setup.html"
 
 
 def lesson_page(lesson: Lesson) -> str:
@@ -39,6 +40,8 @@ def static_links(course: Course, phase: Phase, lesson: Lesson) -> LessonLinks:
         lesson_titles={other.id: other.title for other in course.lessons()},
         phase_title=phase.title,
         lessons_in_phase=len(phase.lessons),
+        setup=f"../{SETUP}",
+        lesson_text=f"{lesson.id}/lesson.md",
     )
 
 
@@ -61,7 +64,8 @@ def index_page(course: Course, zip_name: str) -> str:
     parts = [f"<h1>{escape(course.title)}</h1>",
              f'<p class="meta">Version {escape(course.version)}</p>',
              f'<p><a href="{escape(zip_name)}">Download the learner files (ZIP)</a>: every '
-             "lesson's code, experiments and figure data, the exercises and the projects.</p>"]
+             "lesson's code, experiments and figure data, the exercises and the projects.</p>",
+             f'<p><a href="{SETUP}">Setup help: Python, notebook, or Cloud TPU VM</a></p>']
     for phase in course.phases:
         parts.append(f"<section><h2>Phase {phase.number:02d} · {markdown.inline(phase.title)}"
                      f"</h2><p>{markdown.inline(phase.summary)}</p><ol>")

@@ -8,6 +8,8 @@ from course.render.lesson import STAGES, lesson_html
 from course.render.links import LessonLinks
 from course.render.markdown import RenderError
 from course.render.project import project_html
+from course.render.setup import setup_html
 from course.render.theme import stylesheet
 
-__all__ = ["STAGES", "LessonLinks", "RenderError", "lesson_html", "project_html", "stylesheet"]
+__all__ = ["STAGES", "LessonLinks", "RenderError", "lesson_html", "project_html", "setup_html",
+           "stylesheet"]

@@ -30,6 +30,8 @@ class LessonLinks:
     exercise_submit: exercise id -> URL of its submit page (LMS only); missing ids show none.
     phase_title: the phase's title for the breadcrumb (its id when None).
     lessons_in_phase: how many lessons the phase has, for "Lesson 4 of 4" (None: "Lesson 4").
+    setup: URL of the setup help page (macOS/Linux, Windows, Cloud TPU VM); None hides it.
+    lesson_text: URL of the lesson's source text (``lesson.md``); None hides the download.
     show_solutions: False leaves reference solutions and reasoning out of the page.
     """
 
@@ -52,3 +54,5 @@ class LessonLinks:
     show_solutions: bool = True
     phase_title: str | None = None
     lessons_in_phase: int | None = None
+    setup: str | None = None
+    lesson_text: str | None = None
