@@ -13,7 +13,7 @@ from ..authz import LEARNER, Guard, PlacementAccess
 from ..extensions import db, state
 from ..services import checkpoints
 from ..services.content import CHECKPOINT_KINDS
-from .page import lesson_fragment
+from .page import lesson_fragment, setup_body
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 guard = Guard(bp, source="page")
@@ -54,6 +54,25 @@ def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
                                 choice=request.form.get("choice", ""))
     session.commit()
     return _page(access, result)
+
+
+@bp.get("/<int:placement_id>/setup")
+@guard(LEARNER)
+def setup(access: PlacementAccess) -> str:
+    return render_template("setup.html", title="Setup help", body=setup_body(),
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/lesson.md")
+@guard(LEARNER)
+def lesson_text(access: PlacementAccess) -> Response:
+    lesson = access.item.lesson
+    source = lesson.dir / "lesson.md"
+    if not source.is_file():
+        abort(404, "this lesson's text is not available here")
+    return send_file(source, mimetype="text/markdown", as_attachment=True,
+                     download_name=f"{lesson.id}.md")
 
 
 @bp.get("/<int:placement_id>/figure.png")

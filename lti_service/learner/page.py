@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
+from functools import cache
 from urllib.parse import urlencode
 
 from markupsafe import Markup
 
 from course.model import Course, Lesson
-from course.render import LessonLinks, lesson_html
+from course.render import LessonLinks, lesson_html, setup_html
 
 # Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
 # a class opening the lesson at once queued behind it (bench/checkpoint_load.py). The body
@@ -28,18 +29,21 @@ _lock = threading.Lock()
 def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
             course: Course | None = None) -> str:
     phase = next((p for p in course.phases if p.id == lesson.phase_id), None) if course else None
+    base, query = action.rsplit("/", 1)[0], urlencode(dict(hidden))
     links = LessonLinks(
+        setup=f"{base}/setup?{query}",
+        lesson_text=f"{base}/lesson.md?{query}",
         lesson_titles={other.id: other.title for other in course.lessons()} if course else {},
         phase_title=phase.title if phase else None,
         lessons_in_phase=len(phase.lessons) if phase else None,
-        figure=action.rsplit("/", 1)[0] + "/figure.png?" + urlencode(dict(hidden)),
+        figure=f"{base}/figure.png?{query}",
         checkpoint_action=action,
         checkpoint_method="post",
         checkpoint_field="choice",
         checkpoint_hidden=tuple(hidden.items()),
         show_solutions=False,
     )
-    return lesson_html(lesson, links=links)
+    return lesson_html(lesson, links=links, project=phase.project if phase else None)
 
 
 def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
@@ -63,3 +67,9 @@ def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
     for i, name in enumerate(names):
         html = html.replace(_PLACEHOLDER.format(i), values[name])
     return Markup(html)  # noqa: S704 - the renderer escapes content; values are URL-safe
+
+
+@cache
+def setup_body() -> Markup:
+    """The setup help page body (the same text as the static site's setup page)."""
+    return Markup(setup_html())  # noqa: S704 - the renderer escapes content

@@ -182,3 +182,29 @@ def test_instructors_get_a_class_view_link_on_every_page_learners_do_not(
     assert view.status_code == 200 and "class view" in view.text
     learner = stack.launch(Browser(), link["id"], "alice")
     assert 'class="tool-nav"' not in learner.text and "/instructor/class" not in learner.text
+
+
+def test_lms_lesson_page_has_the_seeds_parts_and_they_resolve(real_stack: Stack) -> None:
+    stack = real_stack
+    course = state(stack.tool).course.get()
+    lesson = course.lesson("arrays-04")
+    phase = next(p for p in course.phases if p.id == lesson.phase_id)
+    (link,) = stack.deep_link([CHECKPOINT])
+    alice = Browser()
+    page = stack.launch(alice, link["id"], "alice")
+    text = html.unescape(re.sub(r"<[^>]+>", "", page.text))
+    assert "Check:" in text and "Open full-size figure" in text
+    assert "Verified on local CPU" in text
+    if phase.project is not None:
+        assert f"Integration project: {phase.project.title}" in text
+    hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', page.text)]
+    setup = next(h for h in hrefs if "/setup?" in h and "#" not in h)
+    got = alice.http.get(stack.tool_url + setup, timeout=30)
+    assert got.status_code == 200
+    _assert_layout(got, "the setup help page")
+    for part in ("macOS / Linux", "Windows PowerShell", "Cloud TPU VM"):
+        assert part in got.text
+    lesson_text = next(h for h in hrefs if "/lesson.md?" in h)
+    md = alice.http.get(stack.tool_url + lesson_text, timeout=30)
+    assert md.status_code == 200 and md.text == (lesson.dir / "lesson.md").read_text()
+    assert requests.get(stack.tool_url + lesson_text.split("?")[0], timeout=30).status_code == 401
