@@ -43,9 +43,16 @@ def register(app: Flask) -> None:
 
 
 def tool_nav() -> list[tuple[str, str]]:
-    """(text, URL) of the pages a launched user can reach from any page: an instructor's class
-    view (the LMS links only to placements, so the tool offers it on every page they open)."""
+    """(text, URL) of the pages a launched user can reach from any page: My learning, and an
+    instructor's class view (the LMS links only to placements, so the tool offers them)."""
     launch = current_launch()
-    if launch is None or not launch.is_instructor:
+    if launch is None:
         return []
-    return [("Class view", url_for("instructor.class_view", **launch_url_args()))]
+    args = launch_url_args()
+    links = []
+    if launch.placement_id is not None:
+        links.append(("My learning", url_for("learner.my_learning",
+                                             placement_id=launch.placement_id, **args)))
+    if launch.is_instructor:
+        links.append(("Class view", url_for("instructor.class_view", **args)))
+    return links

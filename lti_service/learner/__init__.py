@@ -5,14 +5,15 @@ Access (launched placement, kind, CSRF) is the guard's job (``lti_service.authz`
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request, send_file, url_for
+from flask import Blueprint, abort, redirect, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
 
 from ..auth import form_fields, launch_url_args
 from ..authz import LEARNER, Guard, PlacementAccess
 from ..extensions import db, state
-from ..services import checkpoints
+from ..services import checkpoints, portfolio
 from ..services.content import CHECKPOINT_KINDS
+from ..services.errors import ServiceError
 from .page import lesson_fragment, setup_body
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
@@ -54,6 +55,47 @@ def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
                                 choice=request.form.get("choice", ""))
     session.commit()
     return _page(access, result)
+
+
+def _my_learning(access: PlacementAccess, message: str = "", status: int = 200
+                 ):  # type: ignore[no-untyped-def]
+    mine = portfolio.collect(db(), access.user, access.context)
+    return render_template("my_learning.html", title="My learning", mine=mine,
+                           placement=access.placement, message=message,
+                           launch_args=launch_url_args()), status
+
+
+@bp.get("/<int:placement_id>/my-learning")
+@guard(LEARNER)
+def my_learning(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    return _my_learning(access)
+
+
+@bp.get("/<int:placement_id>/my-learning.zip")
+@guard(LEARNER)
+def my_learning_zip(access: PlacementAccess) -> Response:
+    mine = portfolio.collect(db(), access.user, access.context)
+    data = portfolio.export_zip(mine, tool_url=request.host_url.rstrip("/"))
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": "attachment; filename=my-learning.zip"})
+
+
+@bp.post("/<int:placement_id>/my-learning/import")
+@guard(LEARNER)
+def my_learning_import(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    upload = request.files.get("portfolio")
+    if upload is None or not upload.filename:
+        return _my_learning(access, "Choose the ZIP that My learning exported.", 400)
+    session = db()
+    try:
+        portfolio.import_zip(session, access.user,
+                             upload.stream.read(portfolio.MAX_IMPORT_BYTES + 1))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Not imported: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()), code=303)
 
 
 @bp.get("/<int:placement_id>/setup")

@@ -18,6 +18,7 @@ from .lti import (
     ToolKey,
     UsedNonce,
 )
+from .portfolio import PortfolioImport
 
 __all__ = [
     "AccessToken",
@@ -28,6 +29,7 @@ __all__ = [
     "LmsUser",
     "LtiStorage",
     "Placement",
+    "PortfolioImport",
     "Platform",
     "RegistrationInvite",
     "ScoreOutbox",
