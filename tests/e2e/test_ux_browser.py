@@ -151,7 +151,7 @@ def test_instructor_picks_a_whole_lesson_by_keyboard_and_gets_only_graded_column
 
 
 def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_class(
-        graded_stack: Stack, open_browser, shoot) -> None:  # type: ignore[no-untyped-def]
+        graded_stack: Stack, open_browser, shoot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     stack = graded_stack
     stack.deep_link([LESSON, CHECKPOINT, EXERCISE])
     course = state(stack.tool).course.get()
@@ -208,9 +208,27 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     assert "Counted score" in frame.locator("#history").inner_text()
     assert_accessible(page, frame, "exercise-graded", shoot)
 
+    # My learning lists the work; its ZIP downloads and imports again (as on another course).
+    frame.get_by_role("link", name="My learning").click()
+    frame = tool_frame(page)
+    frame.locator("#my-exercises").wait_for()
+    assert f"{points} / {points}" in frame.locator("#my-exercises").inner_text()
+    assert "✓" in frame.locator("#my-checkpoints").inner_text()
+    assert_accessible(page, frame, "my-learning", shoot)
+    with page.expect_download() as download:
+        frame.get_by_role("link", name="Export my work (ZIP)").click()
+    saved = tmp_path / "my-learning.zip"
+    download.value.save_as(saved)
+    frame.locator("input[name='portfolio']").set_input_files(str(saved))
+    frame.get_by_role("button", name="Import", exact=True).click()
+    frame = tool_frame(page)
+    frame.locator("section.imported").wait_for()
+    assert "1 attempt(s)" in frame.locator("section.imported").inner_text()
+    assert_accessible(page, frame, "my-learning-imported", shoot)
+
     # The instructor's class view (from the tool's own navigation), keyboard reachable.
     frame = launch(page, stack, CHECKPOINT, "teacher")
-    frame.locator("nav.tool-nav a").focus()
+    frame.get_by_role("link", name="Class view").focus()
     page.keyboard.press("Enter")
     frame = tool_frame(page)
     frame.locator("#roster").wait_for()
