@@ -12,7 +12,7 @@ from ..auth import form_fields, launch_url_args
 from ..authz import LEARNER, Guard, PlacementAccess
 from ..extensions import db, state
 from ..services import checkpoints, portfolio
-from ..services.content import CHECKPOINT_KINDS
+from ..services.content import CHECKPOINT_KINDS, has_gradebook_column
 from ..services.errors import ServiceError
 from .page import lesson_fragment, setup_body
 
@@ -33,6 +33,7 @@ def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = Non
         fragment=fragment,
         placement=placement,
         answers_count=item.kind in CHECKPOINT_KINDS,
+        graded=has_gradebook_column(item.kind, placement.lineitem_url),
         attempts=attempts,
         attempts_left=max(placement.max_attempts - len(attempts), 0),
         result=result,
@@ -52,7 +53,9 @@ def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
     session = db()
     result = checkpoints.answer(session, placement=access.placement, user=access.user,
                                 checkpoint=access.item.lesson.checkpoint,
-                                choice=request.form.get("choice", ""))
+                                choice=request.form.get("choice", ""),
+                                graded=has_gradebook_column(access.item.kind,
+                                                            access.placement.lineitem_url))
     session.commit()
     return _page(access, result)
 

@@ -38,6 +38,12 @@ class PhaseGroup:
     lessons: list[LessonGroup] = field(default_factory=list)
 
 
+def has_gradebook_column(kind: str, lineitem_url: str | None) -> bool:
+    """Whether a placement's scores go to the LMS: a lesson only when it was placed with a
+    completion score (the LMS then sends its line item); checkpoints and exercises always."""
+    return kind != "lesson" or lineitem_url is not None
+
+
 def items(course: Course) -> list[ContentItem]:
     # A lesson's line item (1.0) is only placed when the instructor asks for a completion score
     # (the lesson's checkpoint scores it); by default a lesson is an ungraded link.

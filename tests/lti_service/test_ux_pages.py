@@ -208,3 +208,34 @@ def test_lms_lesson_page_has_the_seeds_parts_and_they_resolve(real_stack: Stack)
     md = alice.http.get(stack.tool_url + lesson_text, timeout=30)
     assert md.status_code == 200 and md.text == (lesson.dir / "lesson.md").read_text()
     assert requests.get(stack.tool_url + lesson_text.split("?")[0], timeout=30).status_code == 401
+
+
+def test_an_ungraded_lesson_records_answers_but_queues_no_score(sqlite_stack: Stack) -> None:
+    from sqlalchemy import func, select
+
+    from lti_service.models import CheckpointAttempt, ScoreOutbox
+
+    stack = sqlite_stack
+    (lesson_link,) = stack.deep_link(["arrays-04"])
+    alice = Browser()
+    page = stack.launch(alice, lesson_link["id"], "alice")
+    assert "not in your LMS gradebook" in page.text
+    form = next(f for f in forms(page.text)[0] if "checkpoint" in f.attrs.get("class", ""))
+    answered = alice.submit(page, form, data={"choice": "a"})
+    assert answered.status_code == 200 and 'id="checkpoint-result"' in answered.text
+    with stack.db() as session:
+        assert session.scalar(select(func.count()).select_from(CheckpointAttempt)) == 1
+        assert session.scalar(select(func.count()).select_from(ScoreOutbox)) == 0
+
+    # Placed with a completion score, the same lesson's answer is queued for the gradebook.
+    teacher = Browser()
+    picker = teacher.get(stack.lms_url + "/deep-link?user=teacher")
+    before = set(stack.lms_store.links)
+    teacher.submit(picker, data={"content_id": "arrays-04", "graded_lessons": "on"})
+    (graded,) = [k for k in stack.lms_store.links if k not in before]
+    page = stack.launch(alice, graded, "alice")
+    assert "not in your LMS gradebook" not in page.text
+    form = next(f for f in forms(page.text)[0] if "checkpoint" in f.attrs.get("class", ""))
+    alice.submit(page, form, data={"choice": "a"})
+    with stack.db() as session:
+        assert session.scalar(select(func.count()).select_from(ScoreOutbox)) == 1
