@@ -104,9 +104,11 @@ def jwks() -> Response:
 @guard(INSTRUCTOR)
 def deep_link_response(access: Access) -> str:
     course = state().course.get()
-    chosen_ids = list(dict.fromkeys(
-        content.expand_lessons(course, request.form.getlist("lesson")) +
-        request.form.getlist("content_id")))
+    # Ids ticked one by one are placed as given (twice is two placements); a whole lesson
+    # adds its items that were not also ticked (the picker's script ticks them too).
+    ticked = request.form.getlist("content_id")
+    chosen_ids = ticked + [cid for cid in content.expand_lessons(
+        course, request.form.getlist("lesson")) if cid not in ticked]
     if not chosen_ids:
         raise ServiceError("choose at least one lesson, checkpoint or exercise",
                            field="content_id")
