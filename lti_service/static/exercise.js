@@ -116,6 +116,40 @@
 
   JSON.parse(document.getElementById("waiting").textContent).forEach(follow);
 
+  // The browser-local draft: saved as the learner types, restored when the page opens again
+  // (unless the server sent back a refused submission, which is newer than any draft).
+  var area = document.getElementById("source");
+  var key = "pathways-draft:" + area.getAttribute("data-draft-key");
+  var store = null;
+  try { store = window.localStorage; } catch (e) { store = null; }
+  if (store) {
+    var saved = store.getItem(key);
+    if (saved !== null && saved !== area.value && !area.hasAttribute("data-keep")) {
+      area.value = saved;
+      document.getElementById("draft-note").hidden = false;
+    }
+    var timer = null;
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        try { store.setItem(key, area.value); } catch (e) { /* storage full or denied */ }
+      }, 300);
+    });
+    document.getElementById("draft-reset").addEventListener("click", function () {
+      var start = area.defaultValue;
+      var editor = (window.pathwaysEditors || [])[0];
+      if (editor) {
+        editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: start } });
+        editor.focus();
+      } else {
+        area.value = start;
+        area.focus();
+      }
+      store.removeItem(key);
+      document.getElementById("draft-note").hidden = true;
+    });
+  }
+
   form.addEventListener("submit", function (event) {
     if (!window.fetch || !window.FormData) return;
     event.preventDefault();

@@ -92,7 +92,8 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
         source=source or graded_file(lesson, exercise),
         used=service.attempts_used(session, placement.id, user_id),
         lt=launch_url_args().get("lt", ""), max_bytes=settings().max_source_bytes,
-        statuses=[status_json(r) for r in rows if r.status in ("queued", "running")])
+        statuses=[status_json(r) for r in rows if r.status in ("queued", "running")],
+        draft_key=f"{placement.id}:{user_id}:{exercise.id}")
     return html, status
 
 

@@ -22,7 +22,7 @@ from lti_service.extensions import state
 from lti_service.services.outbox import deliver_due
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.settings import GradingSettings
-from lti_service.submissions.views import QUEUES_KEY
+from lti_service.submissions.views import QUEUES_KEY, graded_file
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lti_service"))  # the service tests' loopback stack
@@ -207,6 +207,16 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     assert graded.locator("tr.check").count() >= 1, "per-check feedback"
     assert "Counted score" in frame.locator("#history").inner_text()
     assert_accessible(page, frame, "exercise-graded", shoot)
+
+    # The draft stays in this browser: opening the exercise again restores it; reset clears it.
+    frame = launch(page, stack, EXERCISE, "alice")
+    frame.locator(".cm-editor .cm-content").wait_for()
+    assert frame.locator("#draft-note").is_visible()
+    typed = submission_for(lesson, exercise, exercise.solution_code)
+    assert frame.locator("#source").input_value().startswith(typed.rstrip())
+    frame.locator("#draft-reset").click()
+    assert frame.locator("#source").input_value() == graded_file(lesson, exercise)
+    assert frame.locator("#draft-note").is_hidden()
 
     # My learning lists the work; its ZIP downloads and imports again (as on another course).
     frame.get_by_role("link", name="My learning").click()
