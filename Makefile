@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean-venv
+.PHONY: demo test lint bench clean-venv editor
 
 $(STAMP): pyproject.toml requirements-cpu.txt requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	bash scripts/bench.sh
+
+## Rebuild lti_service/static/editor.js (CodeMirror 6) from web/editor; installs axe-core too.
+editor:
+	cd web/editor && npm ci && npm run build
 
 clean-venv:
 	rm -rf $(VENV)
