@@ -62,7 +62,7 @@ def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
 
 def _my_learning(access: PlacementAccess, message: str = "", status: int = 200
                  ):  # type: ignore[no-untyped-def]
-    mine = portfolio.collect(db(), access.user, access.context)
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
     return render_template("my_learning.html", title="My learning", mine=mine,
                            placement=access.placement, message=message,
                            launch_args=launch_url_args()), status
@@ -77,10 +77,25 @@ def my_learning(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.get("/<int:placement_id>/my-learning.zip")
 @guard(LEARNER)
 def my_learning_zip(access: PlacementAccess) -> Response:
-    mine = portfolio.collect(db(), access.user, access.context)
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
     data = portfolio.export_zip(mine, tool_url=request.host_url.rstrip("/"))
     return Response(data, mimetype="application/zip", headers={
         "Content-Disposition": "attachment; filename=my-learning.zip"})
+
+
+@bp.post("/<int:placement_id>/my-learning/notes")
+@guard(LEARNER)
+def my_learning_note(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    try:
+        portfolio.save_note(session, access.user, access.context, state().course.get(),
+                            request.form.get("lesson_id", ""), request.form.get("text", ""))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Note not saved: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()) + "#notes", code=303)
 
 
 @bp.post("/<int:placement_id>/my-learning/import")

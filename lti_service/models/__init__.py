@@ -18,13 +18,14 @@ from .lti import (
     ToolKey,
     UsedNonce,
 )
-from .portfolio import PortfolioImport
+from .portfolio import EvidenceNote, PortfolioImport
 
 __all__ = [
     "AccessToken",
     "Base",
     "CheckpointAttempt",
     "Deployment",
+    "EvidenceNote",
     "LmsContext",
     "LmsUser",
     "LtiStorage",

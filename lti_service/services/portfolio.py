@@ -18,13 +18,37 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import Base, CheckpointAttempt, LmsContext, LmsUser, Placement, PortfolioImport
+from course.model import Course
+
+from ..models import (
+    Base,
+    CheckpointAttempt,
+    EvidenceNote,
+    LmsContext,
+    LmsUser,
+    Placement,
+    PortfolioImport,
+    utcnow,
+)
+from . import content
 from .checkpoints import counted
 from .errors import ServiceError
 
 FORMAT = "jax-pathways-portfolio/1"
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 MAX_IMPORT_FILES = 500
+MAX_NOTE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class LessonNote:
+    """A lesson of the course's placements and the learner's evidence note for it."""
+
+    lesson_id: str
+    title: str
+    template: str
+    text: str
+    updated_at: str | None
 
 
 @dataclass(frozen=True)
@@ -50,6 +74,7 @@ class ExerciseRecord:
 class Portfolio:
     learner: str
     course: str
+    notes: list[LessonNote] = field(default_factory=list)
     checkpoints: list[CheckpointRecord] = field(default_factory=list)
     exercises: list[ExerciseRecord] = field(default_factory=list)
     imported: list[PortfolioImport] = field(default_factory=list)
@@ -61,11 +86,32 @@ def _iso(when: datetime | None) -> str | None:
     return when.isoformat() if when else None
 
 
-def collect(session: Session, user: LmsUser, context: LmsContext) -> Portfolio:
+def placed_lessons(session: Session, course: Course, context: LmsContext) -> dict[str, Any]:
+    """Lesson id -> Lesson, for every lesson an activity of the LMS course belongs to."""
+    out: dict[str, Any] = {}
+    for cid in session.scalars(select(Placement.content_id).where(
+            Placement.context_id == context.id).order_by(Placement.id)):
+        item = content.find(course, cid)
+        if item is not None:
+            out.setdefault(item.lesson.id, item.lesson)
+    return out
+
+
+def collect(session: Session, user: LmsUser, context: LmsContext,
+            course: Course) -> Portfolio:
     """Everything ``user`` did in the LMS course ``context``, in placement order."""
     placements = list(session.scalars(select(Placement).where(
         Placement.context_id == context.id).order_by(Placement.id)))
     mine = Portfolio(learner=user.name or user.sub, course=context.title or context.context_id)
+    written = {n.lesson_id: n for n in session.scalars(select(EvidenceNote).where(
+        EvidenceNote.user_id == user.id))}
+    for lesson_id, lesson in placed_lessons(session, course, context).items():
+        note = written.get(lesson_id)
+        mine.notes.append(LessonNote(lesson_id, lesson.title, lesson.evidence_template,
+                                     note.text if note else "",
+                                     _iso(note.updated_at) if note else None))
+        if note and note.text.strip():
+            mine.sources[f"notes/{lesson_id}.md"] = note.text
     answers: dict[int, list[CheckpointAttempt]] = {}
     for a in session.scalars(select(CheckpointAttempt).where(
             CheckpointAttempt.user_id == user.id,
@@ -126,6 +172,8 @@ def _exercise(p: Placement, rows: list[Any], files: dict[str, str]) -> ExerciseR
 def index_of(mine: Portfolio, *, tool_url: str) -> dict[str, Any]:
     return {"format": FORMAT, "learner": mine.learner, "course": mine.course,
             "tool": tool_url,
+            "notes": [{"lesson_id": n.lesson_id, "title": n.title, "updated_at": n.updated_at,
+                       "file": f"notes/{n.lesson_id}.md"} for n in mine.notes if n.text.strip()],
             "checkpoints": [asdict(c) for c in mine.checkpoints],
             "exercises": [asdict(e) for e in mine.exercises]}
 
@@ -179,3 +227,23 @@ def import_zip(session: Session, user: LmsUser, data: bytes) -> PortfolioImport:
     session.add(row)
     session.flush()
     return row
+
+
+def save_note(session: Session, user: LmsUser, context: LmsContext, course: Course,
+              lesson_id: str, text: str) -> EvidenceNote:
+    """Write the learner's evidence note for a lesson placed in this LMS course."""
+    if lesson_id not in placed_lessons(session, course, context):
+        raise ServiceError("that lesson is not part of this LMS course", field="lesson_id")
+    text = text.replace("\r\n", "\n")
+    if len(text) > MAX_NOTE_CHARS:
+        raise ServiceError(f"the note is {len(text)} characters; the limit is {MAX_NOTE_CHARS}",
+                           field="text")
+    note = session.scalar(select(EvidenceNote).where(
+        EvidenceNote.user_id == user.id, EvidenceNote.lesson_id == lesson_id))
+    if note is None:
+        note = EvidenceNote(user_id=user.id, lesson_id=lesson_id)
+        session.add(note)
+    note.text = text
+    note.updated_at = utcnow()
+    session.flush()
+    return note

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import uuid
 import zipfile
 from pathlib import Path
@@ -51,6 +52,19 @@ def test_my_learning_lists_work_and_its_zip_imports_elsewhere(sqlite_stack: Stac
     assert mine.status_code == 200
     assert 'data-content="arrays-04.checkpoint"' in mine.text and "#1 b ✗" in mine.text
     assert 'data-content="arrays-04.exercise.mask-tail"' in mine.text and "#1 queued" in mine.text
+    # An evidence note, written against the lesson's evidence template.
+    assert "Evidence notes for Immutable updates and indexing" in mine.text
+    note_url = stack.tool_url + mine.text.split('class="note" method="post" action="', 1)[1].split(
+        '"', 1)[0]
+    note = "# Evidence\nx stayed [1, 2, 3, 4]; masked kept shape (4,).\n"
+    fields = hidden(mine, "/my-learning/notes")
+    refused = alice.http.post(note_url, data={**fields, "lesson_id": "arrays-99", "text": "x"},
+                              timeout=30)
+    assert refused.status_code == 400 and "not part of this LMS course" in refused.text
+    saved = alice.http.post(note_url, data={**fields, "lesson_id": "arrays-04", "text": note},
+                            timeout=30)
+    assert saved.status_code == 200 and "masked kept shape (4,)." in saved.text
+    mine = saved
     export = next(h.replace("&amp;", "&") for h in mine.text.split('href="')
                   if h.startswith("/learn/") and ".zip" in h.split('"', 1)[0]).split('"', 1)[0]
     got = alice.http.get(stack.tool_url + export, timeout=30)
@@ -58,7 +72,9 @@ def test_my_learning_lists_work_and_its_zip_imports_elsewhere(sqlite_stack: Stac
     with zipfile.ZipFile(io.BytesIO(got.content)) as zf:
         index = json.loads(zf.read("index.json"))
         assert zf.read(f"exercises/{EXERCISE}/attempt-1/main.py").decode() == source
+        assert zf.read("notes/arrays-04.md").decode() == note
     assert index["format"] == "jax-pathways-portfolio/1" and index["learner"]
+    assert [n["file"] for n in index["notes"]] == ["notes/arrays-04.md"]
     assert [c["content_id"] for c in index["checkpoints"]] == [CHECKPOINT]
     assert index["checkpoints"][0]["answers"][0]["choice"] == "b"
     (ex,) = index["exercises"]
@@ -76,7 +92,8 @@ def test_my_learning_lists_work_and_its_zip_imports_elsewhere(sqlite_stack: Stac
         there = Browser()
         launched = other.launch(there, link["id"], "alice")
         page = there.get(other.tool_url + _nav(launched, "My learning"))
-        action = other.tool_url + page.text.split('action="', 1)[1].split('"', 1)[0]
+        action = other.tool_url + next(
+            a for a in re.findall(r'action="([^"]+)"', page.text) if a.endswith("/import"))
         fields = hidden(page, "/my-learning/import")
         no_csrf = there.http.post(action, data={"lt": fields["lt"]}, timeout=30,
                                   files={"portfolio": ("p.zip", got.content)})
@@ -90,7 +107,7 @@ def test_my_learning_lists_work_and_its_zip_imports_elsewhere(sqlite_stack: Stac
         assert "Nothing imported." not in done.text
         imported = done.text.split("<h2>Imported work</h2>", 1)[1]
         assert "checkpoint score 0" in imported and "1 attempt(s)" in imported
-        assert "1 file(s)" in imported
+        assert "2 file(s)" in imported and "evidence notes" in imported
     finally:
         other.tool_server.stop()
         other.lms_server.stop()
