@@ -34,9 +34,9 @@ def _imports(stack: Stack) -> int:
         return session.scalar(select(func.count()).select_from(PortfolioImport)) or 0
 
 
-def test_my_learning_lists_work_and_its_zip_imports_elsewhere(sqlite_stack: Stack,
+def test_my_learning_lists_work_and_its_zip_imports_elsewhere(stack: Stack,
                                                                tmp_path: Path) -> None:
-    stack = sqlite_stack
+    """On SQLite and PostgreSQL; the other deployment is on SQLite."""
     checkpoint, exercise = stack.deep_link([CHECKPOINT, EXERCISE])
     alice = Browser()
     page = stack.launch(alice, checkpoint["id"], "alice")
