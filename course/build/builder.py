@@ -40,6 +40,14 @@ def _project_shown(phase: Phase) -> str:
     return repr((p.id, p.slug, p.title, p.summary, p.checkpoint_prompt, p.stages)) if p else ""
 
 
+def _guide_shown(phase: Phase) -> str:
+    """What a phase's study guide shows: it is rebuilt when (and only when) that changes."""
+    lessons = [(le.id, le.title, le.minutes, le.objectives, le.prerequisites)
+               for le in phase.lessons]
+    return repr((phase.id, phase.number, phase.title, phase.summary, lessons,
+                 _project_shown(phase)))
+
+
 def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target]:
     from course.build import notebooks, site
     from course.render import lesson_html
@@ -80,7 +88,7 @@ def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
     """Every output target of a build, in build order."""
     # Imported here: the no-change path (``build``) must not pay for Markdown, Pygments, ...
     from course.build import learner_zip, notebooks, site
-    from course.render import project_html, setup_html, stylesheet
+    from course.render import guide_html, project_html, setup_html, stylesheet
 
     targets = [
         Target(site.STYLE, _code("render"), lambda: stylesheet().encode()),
@@ -93,6 +101,16 @@ def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
     for phase in course.phases:
         for lesson in phase.lessons:
             targets += _lesson_targets(course, phase, lesson)
+        targets.append(Target(
+            site.guide_page(phase),
+            (_guide_shown(phase), *RENDER),
+            lambda ph=phase: site.document(
+                f"{ph.title}: study guide · {course.title}",
+                guide_html(ph, lessons={le.id: f"../{site.lesson_page(le)}" for le in ph.lessons},
+                           setup=f"../{site.SETUP}",
+                           project=f"../{site.project_page(ph.project.slug)}"
+                           if ph.project else None), depth=1).encode(),
+            phase.id))
         if phase.project:
             project = phase.project
             targets.append(Target(

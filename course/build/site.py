@@ -20,6 +20,10 @@ def asset(lesson: Lesson, name: str) -> str:
     return f"lessons/{lesson.id}/{name}"
 
 
+def guide_page(phase: Phase) -> str:
+    return f"guides/{phase.id}.html"
+
+
 def project_page(slug: str) -> str:
     return f"projects/{slug}.html"
 
@@ -41,6 +45,7 @@ def static_links(course: Course, phase: Phase, lesson: Lesson) -> LessonLinks:
         phase_title=phase.title,
         lessons_in_phase=len(phase.lessons),
         setup=f"../{SETUP}",
+        phase_guide=f"../{guide_page(phase)}",
         lesson_text=f"{lesson.id}/lesson.md",
     )
 
@@ -74,6 +79,7 @@ def index_page(course: Course, zip_name: str) -> str:
                          f"</a> — {markdown.inline(lesson.summary)} "
                          f'<span class="meta">(about {lesson.minutes} minutes)</span></li>')
         parts.append("</ol>")
+        parts.append(f'<p><a href="{guide_page(phase)}">Phase study guide</a></p>')
         if phase.project:
             parts.append(f'<p>Integration project: <a href="{project_page(phase.project.slug)}">'
                          f"{markdown.inline(phase.project.title)}</a></p>")

@@ -19,6 +19,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("evidence", "Evidence"),
 )
 SETUP_TITLE = "Setup help: Python, notebook, or Cloud TPU VM"
+GUIDE_TITLE = "Phase study guide: preparation, milestones and project evidence"
 KIND_LABEL = {"exercise": "Exercise", "practice": "Practice", "challenge": "Challenge"}
 
 
@@ -71,7 +72,9 @@ def _header(lesson: Lesson, links: LessonLinks) -> str:
         f'<p class="meta">Revision {_e(lesson.revision)} · about {lesson.minutes} minutes · '
         f"{_e(lesson.hardware.upper())} practice</p>"
         f'<p class="summary">{markdown.inline(lesson.summary)}</p>'
-        f"<p>Before this: {prereqs}. Hardware: {_e(lesson.hardware.upper())}.</p>"
+        + (f'<p class="guide-link">{_link(links.phase_guide, GUIDE_TITLE)}</p>'
+           if links.phase_guide else "")
+        + f"<p>Before this: {prereqs}. Hardware: {_e(lesson.hardware.upper())}.</p>"
         + (f'<p class="downloads">Downloads: {" · ".join(shown)}</p>' if shown else "")
         + (f'<p class="setup-link">{_link(links.setup, SETUP_TITLE)}</p>' if links.setup
            else "")

@@ -32,6 +32,7 @@ class LessonLinks:
     lessons_in_phase: how many lessons the phase has, for "Lesson 4 of 4" (None: "Lesson 4").
     setup: URL of the setup help page (macOS/Linux, Windows, Cloud TPU VM); None hides it.
     lesson_text: URL of the lesson's source text (``lesson.md``); None hides the download.
+    phase_guide: URL of the phase's study guide; None hides the link.
     show_solutions: False leaves reference solutions and reasoning out of the page.
     """
 
@@ -56,3 +57,4 @@ class LessonLinks:
     lessons_in_phase: int | None = None
     setup: str | None = None
     lesson_text: str | None = None
+    phase_guide: str | None = None

@@ -14,7 +14,7 @@ from ..extensions import db, state
 from ..services import checkpoints, portfolio
 from ..services.content import CHECKPOINT_KINDS, has_gradebook_column
 from ..services.errors import ServiceError
-from .page import lesson_fragment, setup_body
+from .page import guide_body, lesson_fragment, setup_body
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 guard = Guard(bp, source="page")
@@ -119,7 +119,19 @@ def my_learning_import(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.get("/<int:placement_id>/setup")
 @guard(LEARNER)
 def setup(access: PlacementAccess) -> str:
-    return render_template("setup.html", title="Setup help", body=setup_body(),
+    return render_template("content_page.html", title="Setup help", body=setup_body(),
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/guide")
+@guard(LEARNER)
+def guide(access: PlacementAccess) -> str:
+    setup_url = url_for("learner.setup", placement_id=access.placement.id, **launch_url_args())
+    body = guide_body(state().course.get(), access.item.lesson, setup_url)
+    if body is None:
+        abort(404, "this lesson's phase is not in the course any more")
+    return render_template("content_page.html", title="Phase study guide", body=body,
                            placement=access.placement, item=access.item,
                            launch_args=launch_url_args())
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from markupsafe import Markup
 
 from course.model import Course, Lesson
-from course.render import LessonLinks, lesson_html, setup_html
+from course.render import LessonLinks, guide_html, lesson_html, setup_html
 
 # Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
 # a class opening the lesson at once queued behind it (bench/checkpoint_load.py). The body
@@ -32,6 +32,7 @@ def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
     base, query = action.rsplit("/", 1)[0], urlencode(dict(hidden))
     links = LessonLinks(
         setup=f"{base}/setup?{query}",
+        phase_guide=f"{base}/guide?{query}" if phase else None,
         lesson_text=f"{base}/lesson.md?{query}",
         lesson_titles={other.id: other.title for other in course.lessons()} if course else {},
         phase_title=phase.title if phase else None,
@@ -73,3 +74,11 @@ def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
 def setup_body() -> Markup:
     """The setup help page body (the same text as the static site's setup page)."""
     return Markup(setup_html())  # noqa: S704 - the renderer escapes content
+
+
+def guide_body(course: Course, lesson: Lesson, setup: str) -> Markup | None:
+    """The study guide of the lesson's phase (lessons unlinked: each is its own LMS activity)."""
+    phase = next((p for p in course.phases if p.id == lesson.phase_id), None)
+    if phase is None:
+        return None
+    return Markup(guide_html(phase, setup=setup))  # noqa: S704 - the renderer escapes content

@@ -101,11 +101,20 @@ def test_lesson_pages_carry_the_seeds_parts(built: Built) -> None:
     assert 'href="setup.html"' in (built.out / "index.html").read_text()
     titles = {lesson.id: lesson.title for lesson in built.course.lessons()}
     for phase in built.course.phases:
+        guide = (built.out / "guides" / f"{phase.id}.html").read_text()
+        guide_text = "".join(parse(guide).text)
+        for part in ("Preparation", "Milestones", "Project evidence"):
+            assert part in guide_text, part
+        for lesson in phase.lessons:
+            assert f'href="../lessons/{lesson.id}.html"' in guide and lesson.title in guide_text
+        if phase.project is not None:
+            assert phase.project.stages[0].title.split()[0] in guide_text
         for lesson in phase.lessons:
             page = (built.out / "lessons" / f"{lesson.id}.html").read_text()
             text = "".join(parse(page).text)
             assert f"Lesson {lesson.order} of {len(phase.lessons)}" in text
             assert 'href="../setup.html"' in page and "Open full-size figure" in text
+            assert f'href="../guides/{phase.id}.html"' in page
             assert f'href="{lesson.id}/lesson.md"' in page
             assert (built.out / "lessons" / lesson.id / "lesson.md").read_text() == (
                 lesson.dir / "lesson.md").read_text()

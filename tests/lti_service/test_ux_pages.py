@@ -204,6 +204,11 @@ def test_lms_lesson_page_has_the_seeds_parts_and_they_resolve(real_stack: Stack)
     _assert_layout(got, "the setup help page")
     for part in ("macOS / Linux", "Windows PowerShell", "Cloud TPU VM"):
         assert part in got.text
+    guide = alice.http.get(stack.tool_url + next(h for h in hrefs if "/guide?" in h), timeout=30)
+    assert guide.status_code == 200
+    _assert_layout(guide, "the phase study guide")
+    for part in ("Preparation", "Milestones", "Project evidence", lesson.title):
+        assert part in guide.text, part
     lesson_text = next(h for h in hrefs if "/lesson.md?" in h)
     md = alice.http.get(stack.tool_url + lesson_text, timeout=30)
     assert md.status_code == 200 and md.text == (lesson.dir / "lesson.md").read_text()
