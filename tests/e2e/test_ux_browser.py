@@ -174,6 +174,17 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     assert "correct" in frame.locator("#checkpoint-result").inner_text()
     assert_accessible(page, frame, "checkpoint-answered", shoot)
 
+    # The lesson's own pages: setup help and the phase study guide, from the lesson.
+    for name, link in (("setup", "Setup help:"), ("guide", "Phase study guide:")):
+        frame.get_by_role("link", name=re.compile("^" + link)).first.click()
+        frame = tool_frame(page)
+        frame.locator("main article").wait_for()
+        assert_accessible(page, frame, name, shoot)
+        assert_fits(page.context, frame.url, f"the {name} page")
+        frame.get_by_role("link", name=re.compile("^Back to")).click()
+        frame = tool_frame(page)
+        frame.locator("form.checkpoint").wait_for()
+
     # The exercise in the editor: Tab indents inside it, Escape then Tab leaves it.
     frame = launch(page, stack, EXERCISE, "alice")
     frame.locator(".cm-editor .cm-content").wait_for()
