@@ -58,7 +58,13 @@ def first_line(text: str, limit: int = 160) -> str:
     line = next((t.strip() for t in text.splitlines() if t.strip()), "")
     end = line.find(". ")
     line = line[: end + 1] if 0 < end else line
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    for mark in ("`", "$"):  # never leave a code span or math open: it would swallow the rest
+        if cut.count(mark) % 2:
+            cut = cut[: cut.rfind(mark)]
+    return cut.rstrip() + "…"
 
 
 def grouped(course: Course) -> list[PhaseGroup]:

@@ -244,3 +244,14 @@ def test_an_ungraded_lesson_records_answers_but_queues_no_score(sqlite_stack: St
     alice.submit(page, form, data={"choice": "a"})
     with stack.db() as session:
         assert session.scalar(select(func.count()).select_from(ScoreOutbox)) == 1
+
+
+def test_picker_descriptions_are_one_line_and_never_leave_code_or_math_open() -> None:
+    from lti_service.services.content import first_line
+
+    assert first_line("First sentence. Second one.\nMore") == "First sentence."
+    assert first_line("\n\n  Lead line\nnext") == "Lead line"
+    cut = first_line("Put `weights` then `" + "x" * 200 + "` and more", limit=40)
+    assert cut.endswith("…") and cut.count("`") % 2 == 0 and len(cut) <= 40
+    cut = first_line("Keep $x$ and $" + "y" * 200 + "$ here", limit=30)
+    assert cut.count("$") % 2 == 0
