@@ -130,6 +130,9 @@ def test_real_course_pages_render_math_titles_and_position(real_stack: Stack) ->
     page = stack.launch(Browser(), ex_link["id"], "alice")
     prompt = page.text.split('<div class="prompt">', 1)[1].split("</div>", 1)[0]
     assert "<math" in prompt and "$" not in prompt, prompt
+    assert "Key functions and syntax" in page.text
+    assert all(f"Show hint {n}" in page.text or "Show a hint" in page.text
+               for n in range(1, len(exercise.hints) + 1))
     lesson_page = stack.launch(Browser(), cp_link["id"], "alice")
     phase = next(p for p in course.phases if p.id == lesson.phase_id)
     assert f"Lesson {lesson.order} of {len(phase.lessons)}" in lesson_page.text
