@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lock bench clean-venv
+.PHONY: demo test lint lock bench clean-venv editor
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,6 +31,10 @@ lock: $(STAMP)
 
 bench: $(STAMP)
 	bash scripts/bench.sh
+
+## Rebuild lti_service/static/editor.js (CodeMirror 6) from web/editor; installs axe-core too.
+editor:
+	cd web/editor && npm ci && npm run build
 
 clean-venv:
 	rm -rf $(VENV)

@@ -55,7 +55,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         # Every state-changing form renders these hidden fields (launch token, CSRF token).
         return {"form_fields": form_fields()}
 
-    from . import errors
+    from . import errors, presentation
     from .api import bp as api_bp
     from .instructor import bp as instructor_bp
     from .learner import bp as learner_bp
@@ -63,6 +63,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from .submissions import bp as submissions_bp
 
     errors.register(app)
+    presentation.register(app)
     for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp, submissions_bp):
         app.register_blueprint(bp)
     from .cli import register as register_cli

@@ -34,6 +34,20 @@ def _lesson_inputs(lesson: Lesson) -> tuple[Path, ...]:
     return tuple(tree_files(lesson.dir))
 
 
+def _project_shown(phase: Phase) -> str:
+    """What a lesson page shows of its phase's project (not its folder, which moves)."""
+    p = phase.project
+    return repr((p.id, p.slug, p.title, p.summary, p.checkpoint_prompt, p.stages)) if p else ""
+
+
+def _guide_shown(phase: Phase) -> str:
+    """What a phase's study guide shows: it is rebuilt when (and only when) that changes."""
+    lessons = [(le.id, le.title, le.minutes, le.objectives, le.prerequisites)
+               for le in phase.lessons]
+    return repr((phase.id, phase.number, phase.title, phase.summary, lessons,
+                 _project_shown(phase)))
+
+
 def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target]:
     from course.build import notebooks, site
     from course.render import lesson_html
@@ -42,13 +56,14 @@ def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target
     links = site.static_links(course, phase, lesson)
     title = f"{lesson.title} · {course.title}"
     page = Target(
-        site.lesson_page(lesson), (*files, *RENDER, repr(links)),
-        lambda: site.document(title, lesson_html(lesson, links=links), depth=1).encode(),
+        site.lesson_page(lesson), (*files, *RENDER, repr(links), _project_shown(phase)),
+        lambda: site.document(title, lesson_html(lesson, links=links, project=phase.project),
+                              depth=1).encode(),
         lesson.id)
     assets = [
         (lesson.figure.image_path, "figure.png"), (lesson.figure.data_path, "data.json"),
         (lesson.main_path, "main.py"), (lesson.dir / "evidence.md", "evidence.md"),
-        (lesson.dir / "receipt.json", "receipt.json"),
+        (lesson.dir / "receipt.json", "receipt.json"), (lesson.dir / "lesson.md", "lesson.md"),
     ]
     out = [page]
     for source, name in assets:
@@ -73,16 +88,29 @@ def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
     """Every output target of a build, in build order."""
     # Imported here: the no-change path (``build``) must not pay for Markdown, Pygments, ...
     from course.build import learner_zip, notebooks, site
-    from course.render import project_html, stylesheet
+    from course.render import guide_html, project_html, setup_html, stylesheet
 
     targets = [
         Target(site.STYLE, _code("render"), lambda: stylesheet().encode()),
         Target("index.html", (site.index_inputs(course), *RENDER),
                lambda: site.index_page(course, learner_zip.ZIP_NAME).encode()),
+        Target(site.SETUP, RENDER, lambda: site.document(
+            f"Setup help · {course.title}",
+            setup_html(repository_zip=learner_zip.ZIP_NAME), depth=0).encode()),
     ]
     for phase in course.phases:
         for lesson in phase.lessons:
             targets += _lesson_targets(course, phase, lesson)
+        targets.append(Target(
+            site.guide_page(phase),
+            (_guide_shown(phase), *RENDER),
+            lambda ph=phase: site.document(
+                f"{ph.title}: study guide · {course.title}",
+                guide_html(ph, lessons={le.id: f"../{site.lesson_page(le)}" for le in ph.lessons},
+                           setup=f"../{site.SETUP}",
+                           project=f"../{site.project_page(ph.project.slug)}"
+                           if ph.project else None), depth=1).encode(),
+            phase.id))
         if phase.project:
             project = phase.project
             targets.append(Target(

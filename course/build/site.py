@@ -9,6 +9,7 @@ from course.model import Course, Lesson, Phase
 from course.render import LessonLinks, markdown
 
 STYLE = "style.css"
+SETUP = "setup.html"
 
 
 def lesson_page(lesson: Lesson) -> str:
@@ -17,6 +18,10 @@ def lesson_page(lesson: Lesson) -> str:
 
 def asset(lesson: Lesson, name: str) -> str:
     return f"lessons/{lesson.id}/{name}"
+
+
+def guide_page(phase: Phase) -> str:
+    return f"guides/{phase.id}.html"
 
 
 def project_page(slug: str) -> str:
@@ -37,6 +42,11 @@ def static_links(course: Course, phase: Phase, lesson: Lesson) -> LessonLinks:
         project=f"../{project_page(phase.project.slug)}" if phase.project else None,
         lessons={other.id: f"{other.id}.html" for other in course.lessons()},
         lesson_titles={other.id: other.title for other in course.lessons()},
+        phase_title=phase.title,
+        lessons_in_phase=len(phase.lessons),
+        setup=f"../{SETUP}",
+        phase_guide=f"../{guide_page(phase)}",
+        lesson_text=f"{lesson.id}/lesson.md",
     )
 
 
@@ -59,7 +69,8 @@ def index_page(course: Course, zip_name: str) -> str:
     parts = [f"<h1>{escape(course.title)}</h1>",
              f'<p class="meta">Version {escape(course.version)}</p>',
              f'<p><a href="{escape(zip_name)}">Download the learner files (ZIP)</a>: every '
-             "lesson's code, experiments and figure data, the exercises and the projects.</p>"]
+             "lesson's code, experiments and figure data, the exercises and the projects.</p>",
+             f'<p><a href="{SETUP}">Setup help: Python, notebook, or Cloud TPU VM</a></p>']
     for phase in course.phases:
         parts.append(f"<section><h2>Phase {phase.number:02d} · {markdown.inline(phase.title)}"
                      f"</h2><p>{markdown.inline(phase.summary)}</p><ol>")
@@ -68,6 +79,7 @@ def index_page(course: Course, zip_name: str) -> str:
                          f"</a> — {markdown.inline(lesson.summary)} "
                          f'<span class="meta">(about {lesson.minutes} minutes)</span></li>')
         parts.append("</ol>")
+        parts.append(f'<p><a href="{guide_page(phase)}">Phase study guide</a></p>')
         if phase.project:
             parts.append(f'<p>Integration project: <a href="{project_page(phase.project.slug)}">'
                          f"{markdown.inline(phase.project.title)}</a></p>")

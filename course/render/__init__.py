@@ -4,10 +4,13 @@
 build`) and the LMS lesson page (the service wraps the fragment in its own layout).
 """
 
+from course.render.guide import guide_html
 from course.render.lesson import STAGES, lesson_html
 from course.render.links import LessonLinks
 from course.render.markdown import RenderError
 from course.render.project import project_html
+from course.render.setup import setup_html
 from course.render.theme import stylesheet
 
-__all__ = ["STAGES", "LessonLinks", "RenderError", "lesson_html", "project_html", "stylesheet"]
+__all__ = ["STAGES", "LessonLinks", "RenderError", "guide_html", "lesson_html", "project_html",
+           "setup_html", "stylesheet"]

@@ -19,7 +19,8 @@ def _formatter() -> HtmlFormatter:
 def code_block(code: str, *, label: str, language: str = "python") -> str:
     """A labelled, highlighted code listing (Pygments escapes the code)."""
     lexer = PythonLexer() if language == "python" else TextLexer()
-    body = highlight(code, lexer, _formatter())
+    # A long line scrolls the listing sideways: tabindex lets a keyboard user scroll it too.
+    body = highlight(code, lexer, _formatter()).replace("<pre>", '<pre tabindex="0">', 1)
     return (f'<figure class="code"><figcaption>{escape(label)}</figcaption>'
             f"{body}</figure>")
 
@@ -27,4 +28,4 @@ def code_block(code: str, *, label: str, language: str = "python") -> str:
 def output_block(text: str, *, label: str) -> str:
     """Program output: plain text, escaped, not highlighted."""
     return (f'<figure class="output"><figcaption>{escape(label)}</figcaption>'
-            f"<pre><samp>{escape(text)}</samp></pre></figure>")
+            f'<pre tabindex="0"><samp>{escape(text)}</samp></pre></figure>')

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from course.model import Checkpoint, Exercise, Lesson
+from course.model import Checkpoint, Exercise, Lesson, Project
 from course.render import markdown
 from course.render.code import code_block, output_block
 from course.render.links import LessonLinks
@@ -18,6 +18,8 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("exercise", "Exercise & Check"),
     ("evidence", "Evidence"),
 )
+SETUP_TITLE = "Setup help: Python, notebook, or Cloud TPU VM"
+GUIDE_TITLE = "Phase study guide: preparation, milestones and project evidence"
 KIND_LABEL = {"exercise": "Exercise", "practice": "Practice", "challenge": "Challenge"}
 
 
@@ -55,19 +57,27 @@ def _header(lesson: Lesson, links: LessonLinks) -> str:
         _link(links.exercise_py, "Exercises (.py)"),
         _link(links.exercise_ipynb, "Exercises (.ipynb)"),
         _link(links.main_py, "Complete main.py"),
+        _link(links.lesson_text, "Lesson text"),
     ]
     shown = [d for d in downloads if d]
+    phase = markdown.inline(links.phase_title) if links.phase_title else _e(lesson.phase_id)
+    position = (f"Lesson {lesson.order} of {links.lessons_in_phase}" if links.lessons_in_phase
+                else f"Lesson {lesson.order}")
     nav = "".join(
         f'<li><a href="#{_e(lesson.id)}-{slug}">{_e(title)}</a></li>' for slug, title in STAGES
     )
     return (
-        f'<header class="lesson-header"><p class="crumb">Phase {_e(lesson.phase_id)} · '
-        f"Lesson {lesson.order}</p><h1>{markdown.inline(lesson.title)}</h1>"
+        f'<header class="lesson-header"><p class="crumb">Phase {phase} · {position}</p>'
+        f"<h1>{markdown.inline(lesson.title)}</h1>"
         f'<p class="meta">Revision {_e(lesson.revision)} · about {lesson.minutes} minutes · '
         f"{_e(lesson.hardware.upper())} practice</p>"
         f'<p class="summary">{markdown.inline(lesson.summary)}</p>'
-        f"<p>Before this: {prereqs}. Hardware: {_e(lesson.hardware.upper())}.</p>"
+        + (f'<p class="guide-link">{_link(links.phase_guide, GUIDE_TITLE)}</p>'
+           if links.phase_guide else "")
+        + f"<p>Before this: {prereqs}. Hardware: {_e(lesson.hardware.upper())}.</p>"
         + (f'<p class="downloads">Downloads: {" · ".join(shown)}</p>' if shown else "")
+        + (f'<p class="setup-link">{_link(links.setup, SETUP_TITLE)}</p>' if links.setup
+           else "")
         + f'</header><nav class="stages" aria-label="Lesson stages"><ol>{nav}</ol></nav>'
     )
 
@@ -87,14 +97,17 @@ def _understand(lesson: Lesson, links: LessonLinks) -> list[str]:
         f'<figure class="lesson-figure"><img src="{_e(links.figure)}" alt="{_e(fig.alt)}">'
         f"<figcaption>{markdown.inline(fig.caption)}",
     ]
+    full = f'<p class="figure-links"><a href="{_e(links.figure)}" target="_blank" rel="noopener">'\
+        "Open full-size figure</a>"
     if fig.provenance:
         p = fig.provenance
         out.append(f" · plot from a recorded {_e(p.backend.upper())} computation · "
                    f"JAX {_e(p.jax)} · {p.device_count} {_e(p.backend.upper())} "
                    f"device{'s' if p.device_count != 1 else ''}")
     out.append("</figcaption></figure>")
-    if links.figure_data:
-        out.append(f"<p>{_link(links.figure_data, 'Download data and provenance')}</p>")
+    data = f" · {_link(links.figure_data, 'Download data and provenance')}" \
+        if links.figure_data else ""
+    out.append(f"{full}{data}</p>")
     for part in fig.reading:
         out += [f"<h4>{markdown.inline(part.title)}</h4>", markdown.block(part.body_md)]
     return out
@@ -141,10 +154,12 @@ def _build(lesson: Lesson, links: LessonLinks) -> list[str]:
         "<details><summary>View the cumulative build in main.py</summary>",
         code_block(lesson.cumulative_code, label="main.py · cumulative build"), "</details>",
         "<h3>Run the example</h3>", code_block(command, label="terminal", language="text"),
+        f'<p class="check-line"><strong>Check:</strong> '
+        f"{markdown.inline(lesson.expected_output)}</p>",
+        f'<p class="setup-link">Not set up yet? {_link(links.setup, SETUP_TITLE)}.</p>'
+        if links.setup else "",
         "<details><summary>Inspect the complete assembled example</summary>",
         code_block(lesson.main_code, label="main.py · complete example"), "</details>",
-        f'<p class="expected"><strong>Expected result:</strong> '
-        f"{markdown.inline(lesson.expected_output)}</p>",
     ]
     return out + _receipt(lesson, links)
 
@@ -240,7 +255,26 @@ def _exercises(lesson: Lesson, links: LessonLinks) -> list[str]:
     return out
 
 
-def _evidence(lesson: Lesson, links: LessonLinks) -> list[str]:
+def _project_block(project: Project, links: LessonLinks) -> list[str]:
+    """The phase's integration project, as the seed shows it under every lesson."""
+    stages = ", ".join(str(s.number) for s in project.stages)
+    workspace = (f'<p>{_link(links.project, f"Open project workspace · stages {stages}")}</p>'
+                 if links.project else "")
+    return [
+        f'<aside class="project-block" aria-labelledby="{_e(project.id)}-block-h">',
+        f'<h3 id="{_e(project.id)}-block-h">Integration project: '
+        f"{markdown.inline(project.title)}</h3>",
+        f"<p>{markdown.inline(project.summary)}</p>",
+        f"<p><strong>Checkpoint to prove:</strong> {markdown.inline(project.checkpoint_prompt)}"
+        "</p>",
+        f"<p>Work in <code>projects/{_e(project.slug)}/starter/</code>, stage by stage "
+        f"({stages}).</p>",
+        workspace, "</aside>",
+    ]
+
+
+def _evidence(lesson: Lesson, links: LessonLinks,
+              project: Project | None = None) -> list[str]:
     refs = "".join(
         f'<li><a href="{_e(r.url)}">{markdown.inline(r.title)}</a></li>' for r in lesson.references
     )
@@ -253,25 +287,33 @@ def _evidence(lesson: Lesson, links: LessonLinks) -> list[str]:
         markdown.block(lesson.evidence_template), "</details>",
         "<p>Save your modified code, its output and an explanation of your prediction.</p>",
     ]
-    if links.project:
+    if lesson.hardware == "cpu":
+        tpu = _link(f"{links.setup}#cloud-tpu", "Cloud TPU setup") if links.setup else \
+            "Cloud TPU setup"
+        out.append(f'<p class="tpu-note">Verified on local CPU. Stage to a Cloud TPU VM via '
+                   f"{tpu} to record accelerator execution receipts.</p>")
+    if project is not None:
+        out += _project_block(project, links)
+    elif links.project:
         out.append(f"<p>Phase project: {_link(links.project, 'open the integration project')}"
                    "</p>")
     out += ["<h3>References</h3>", f"<ul>{refs}</ul>" if refs else "<p>None.</p>"]
     return out
 
 
-def lesson_html(lesson: Lesson, *, links: LessonLinks) -> str:
+def lesson_html(lesson: Lesson, *, links: LessonLinks, project: Project | None = None) -> str:
     """The lesson body as an HTML fragment (``<article>``), for the static site and the LMS.
 
     Headings: h1 title, h2 per stage, h3/h4 inside. No scripts, no external resources beyond
-    the URLs in ``links``. Raises ``RenderError`` for math that cannot become MathML.
+    the URLs in ``links``. ``project``: the phase's integration project, shown in Evidence.
+    Raises ``RenderError`` for math that cannot become MathML.
     """
     bodies = {
         "understand": _understand(lesson, links),
         "build": _build(lesson, links),
         "experiments": _experiments(lesson),
         "exercise": _exercises(lesson, links),
-        "evidence": _evidence(lesson, links),
+        "evidence": _evidence(lesson, links, project),
     }
     stages = "".join(
         _stage(i, slug, title, lesson.id, bodies[slug])

@@ -28,6 +28,11 @@ class LessonLinks:
     checkpoint_field: name of the radio field that carries the choice key.
     checkpoint_hidden: extra hidden inputs of the live form (name, value), e.g. a CSRF token.
     exercise_submit: exercise id -> URL of its submit page (LMS only); missing ids show none.
+    phase_title: the phase's title for the breadcrumb (its id when None).
+    lessons_in_phase: how many lessons the phase has, for "Lesson 4 of 4" (None: "Lesson 4").
+    setup: URL of the setup help page (macOS/Linux, Windows, Cloud TPU VM); None hides it.
+    lesson_text: URL of the lesson's source text (``lesson.md``); None hides the download.
+    phase_guide: URL of the phase's study guide; None hides the link.
     show_solutions: False leaves reference solutions and reasoning out of the page.
     """
 
@@ -48,3 +53,8 @@ class LessonLinks:
     checkpoint_hidden: tuple[tuple[str, str], ...] = ()
     exercise_submit: Mapping[str, str] = field(default_factory=dict)
     show_solutions: bool = True
+    phase_title: str | None = None
+    lessons_in_phase: int | None = None
+    setup: str | None = None
+    lesson_text: str | None = None
+    phase_guide: str | None = None

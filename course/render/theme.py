@@ -49,7 +49,10 @@ summary{cursor:pointer;font-weight:600}
 .checkpoint .feedback.correct{color:var(--ok)}
 .checkpoint .feedback.incorrect{color:var(--bad)}
 .math-display{overflow-x:auto;margin:1rem 0}
-.receipt dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem}
+math{max-width:100%;overflow-x:auto;overflow-y:hidden}
+:not(pre)>code{overflow-wrap:anywhere}
+.receipt dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.1rem 1rem}
+.receipt dd{margin:0;overflow-wrap:anywhere}
 .receipt dt{color:var(--muted)}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 """

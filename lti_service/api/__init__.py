@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 from ..authz import INSTRUCTOR, LEARNER, Guard, PlacementAccess
 from ..extensions import db
 from ..services import checkpoints
-from ..services.content import CHECKPOINT_KINDS
+from ..services.content import CHECKPOINT_KINDS, has_gradebook_column
 from .schemas import AnswerIn, AnswerOut, AttemptOut, PolicyIn, PolicyOut
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -34,7 +34,9 @@ def post_answer(access: PlacementAccess) -> tuple[Response, int]:
     data = AnswerIn().load(_json_body())
     session = db()
     result = checkpoints.answer(session, placement=access.placement, user=access.user,
-                                checkpoint=access.item.lesson.checkpoint, choice=data["choice"])
+                                checkpoint=access.item.lesson.checkpoint, choice=data["choice"],
+                                graded=has_gradebook_column(access.item.kind,
+                                                            access.placement.lineitem_url))
     session.commit()
     return jsonify(AnswerOut().dump(result)), 201
 

@@ -30,7 +30,7 @@ guard = Guard(bp, source="page")
 def picker(access: Access) -> str:
     cfg = state().config
     return render_template(
-        "picker.html", title="Add course content", items=content.items(state().course.get()),
+        "picker.html", title="Add course content", groups=content.grouped(state().course.get()),
         launch_args=launch_url_args(), max_attempts=cfg.default_max_attempts,
         counting=cfg.default_counting,
     )

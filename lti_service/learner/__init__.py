@@ -5,15 +5,16 @@ Access (launched placement, kind, CSRF) is the guard's job (``lti_service.authz`
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request, send_file, url_for
+from flask import Blueprint, abort, redirect, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
 
 from ..auth import form_fields, launch_url_args
 from ..authz import LEARNER, Guard, PlacementAccess
-from ..extensions import db
-from ..services import checkpoints
-from ..services.content import CHECKPOINT_KINDS
-from .page import lesson_fragment, lesson_styles
+from ..extensions import db, state
+from ..services import checkpoints, portfolio
+from ..services.content import CHECKPOINT_KINDS, has_gradebook_column
+from ..services.errors import ServiceError
+from .page import guide_body, lesson_fragment, setup_body
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 guard = Guard(bp, source="page")
@@ -25,15 +26,16 @@ def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = Non
     attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
     seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
-    fragment = lesson_fragment(item.lesson, action, form_fields(), checkpoint=seen)
+    fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get(),
+                               checkpoint=seen)
     return render_template(
         "lesson.html",
         title=item.title,
         item=item,
         fragment=fragment,
-        styles=lesson_styles(),
         placement=placement,
         answers_count=item.kind in CHECKPOINT_KINDS,
+        graded=has_gradebook_column(item.kind, placement.lineitem_url),
         attempts=attempts,
         attempts_left=max(placement.max_attempts - len(attempts), 0),
         result=result,
@@ -53,9 +55,98 @@ def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
     session = db()
     result = checkpoints.answer(session, placement=access.placement, user=access.user,
                                 checkpoint=access.item.lesson.checkpoint,
-                                choice=request.form.get("choice", ""))
+                                choice=request.form.get("choice", ""),
+                                graded=has_gradebook_column(access.item.kind,
+                                                            access.placement.lineitem_url))
     session.commit()
     return _page(access, result)
+
+
+def _my_learning(access: PlacementAccess, message: str = "", status: int = 200
+                 ):  # type: ignore[no-untyped-def]
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
+    return render_template("my_learning.html", title="My learning", mine=mine,
+                           placement=access.placement, message=message,
+                           launch_args=launch_url_args()), status
+
+
+@bp.get("/<int:placement_id>/my-learning")
+@guard(LEARNER)
+def my_learning(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    return _my_learning(access)
+
+
+@bp.get("/<int:placement_id>/my-learning.zip")
+@guard(LEARNER)
+def my_learning_zip(access: PlacementAccess) -> Response:
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
+    data = portfolio.export_zip(mine, tool_url=request.host_url.rstrip("/"))
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": "attachment; filename=my-learning.zip"})
+
+
+@bp.post("/<int:placement_id>/my-learning/notes")
+@guard(LEARNER)
+def my_learning_note(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    try:
+        portfolio.save_note(session, access.user, access.context, state().course.get(),
+                            request.form.get("lesson_id", ""), request.form.get("text", ""))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Note not saved: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()) + "#notes", code=303)
+
+
+@bp.post("/<int:placement_id>/my-learning/import")
+@guard(LEARNER)
+def my_learning_import(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    upload = request.files.get("portfolio")
+    if upload is None or not upload.filename:
+        return _my_learning(access, "Choose the ZIP that My learning exported.", 400)
+    session = db()
+    try:
+        portfolio.import_zip(session, access.user,
+                             upload.stream.read(portfolio.MAX_IMPORT_BYTES + 1))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Not imported: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()), code=303)
+
+
+@bp.get("/<int:placement_id>/setup")
+@guard(LEARNER)
+def setup(access: PlacementAccess) -> str:
+    return render_template("content_page.html", title="Setup help", body=setup_body(),
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/guide")
+@guard(LEARNER)
+def guide(access: PlacementAccess) -> str:
+    setup_url = url_for("learner.setup", placement_id=access.placement.id, **launch_url_args())
+    body = guide_body(state().course.get(), access.item.lesson, setup_url)
+    if body is None:
+        abort(404, "this lesson's phase is not in the course any more")
+    return render_template("content_page.html", title="Phase study guide", body=body,
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/lesson.md")
+@guard(LEARNER)
+def lesson_text(access: PlacementAccess) -> Response:
+    lesson = access.item.lesson
+    source = lesson.dir / "lesson.md"
+    if not source.is_file():
+        abort(404, "this lesson's text is not available here")
+    return send_file(source, mimetype="text/markdown", as_attachment=True,
+                     download_name=f"{lesson.id}.md")
 
 
 @bp.get("/<int:placement_id>/figure.png")

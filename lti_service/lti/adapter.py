@@ -197,27 +197,33 @@ def deep_link_form(
     *,
     max_attempts: int,
     counting: str,
+    graded_lessons: bool = False,
 ) -> str:
-    """The auto-submitting form that returns the chosen items to the platform."""
+    """The auto-submitting form that returns the chosen items to the platform.
+
+    A lesson is an ungraded link (no line item, so no empty gradebook column) unless
+    ``graded_lessons``: then its checkpoint answers score it, as a completion score.
+    """
     message = restore(db, launch_id)
     if not message.is_deep_link_launch():
         raise LaunchRejected("this launch is not a deep-linking request: add content from the "
                              "LMS's 'add an external tool' dialog, which opens the picker")
     resources = []
     for item in chosen:
-        line_item = (
-            LineItem()
-            .set_score_maximum(item.score_maximum)
-            .set_label(item.title)
-            .set_resource_id(item.content_id)
-            .set_tag(item.kind)
-        )
-        resources.append(
+        resource = (
             DeepLinkResource()
             .set_url(launch_url)
             .set_title(item.title)
             .set_custom_params({"content_id": item.content_id,
                                 "max_attempts": str(max_attempts), "counting": counting})
-            .set_lineitem(line_item)
         )
+        if item.kind != "lesson" or graded_lessons:
+            resource.set_lineitem(
+                LineItem()
+                .set_score_maximum(item.score_maximum)
+                .set_label(item.title)
+                .set_resource_id(item.content_id)
+                .set_tag(item.kind)
+            )
+        resources.append(resource)
     return message.get_deep_link().output_response_form(resources)

@@ -100,7 +100,11 @@ def jwks() -> Response:
 @guard(INSTRUCTOR)
 def deep_link_response(access: Access) -> str:
     course = state().course.get()
-    chosen_ids = request.form.getlist("content_id")
+    # Ids ticked one by one are placed as given (twice is two placements); a whole lesson
+    # adds its items that were not also ticked (the picker's script ticks them too).
+    ticked = request.form.getlist("content_id")
+    chosen_ids = ticked + [cid for cid in content.expand_lessons(
+        course, request.form.getlist("lesson")) if cid not in ticked]
     if not chosen_ids:
         raise ServiceError("choose at least one lesson, checkpoint or exercise",
                            field="content_id")
@@ -119,7 +123,8 @@ def deep_link_response(access: Access) -> str:
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")
     return adapter.deep_link_form(db(), access.launch.launch_id, launch_url(), chosen,
-                                  max_attempts=max_attempts, counting=counting)
+                                  max_attempts=max_attempts, counting=counting,
+                                  graded_lessons=request.form.get("graded_lessons") == "on")
 
 
 def tool_urls() -> registration.ToolUrls:

@@ -18,16 +18,19 @@ from .lti import (
     ToolKey,
     UsedNonce,
 )
+from .portfolio import EvidenceNote, PortfolioImport
 
 __all__ = [
     "AccessToken",
     "Base",
     "CheckpointAttempt",
     "Deployment",
+    "EvidenceNote",
     "LmsContext",
     "LmsUser",
     "LtiStorage",
     "Placement",
+    "PortfolioImport",
     "Platform",
     "RegistrationInvite",
     "ScoreOutbox",

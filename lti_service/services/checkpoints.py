@@ -61,7 +61,10 @@ def answer(
     user: LmsUser,
     checkpoint: Checkpoint,
     choice: str,
+    graded: bool = True,
 ) -> AnswerResult:
+    """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
+    lesson placed as an ungraded link, which has no gradebook column to post to)."""
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
@@ -88,17 +91,18 @@ def answer(
     score = counted(history, placement.counting)
     left = placement.max_attempts - len(history)
     done = score == 1.0 or left == 0
-    record_score(
-        session,
-        placement=placement,
-        user=user,
-        score=score,
-        max_score=1.0,
-        activity_progress="Completed" if done else "Submitted",
-        grading_progress="FullyGraded",
-        comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
-        source=f"checkpoint:{attempt.id}",
-    )
+    if graded:
+        record_score(
+            session,
+            placement=placement,
+            user=user,
+            score=score,
+            max_score=1.0,
+            activity_progress="Completed" if done else "Submitted",
+            grading_progress="FullyGraded",
+            comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
+            source=f"checkpoint:{attempt.id}",
+        )
     return AnswerResult(
         attempt_number=attempt.attempt_number,
         correct=picked.correct,

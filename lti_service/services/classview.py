@@ -34,6 +34,16 @@ class ClassView:
     rows: list[Row]
     distributions: dict[int, list[tuple[str, str, bool, int]]]
     outbox: list[ScoreOutbox]
+    difficulty: dict[int, float | None] = field(default_factory=dict)
+    """Checkpoint placement id -> share of learners whose first answer was wrong."""
+    histograms: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    """Exercise placement id -> (outcome bucket, learners) of each learner's best attempt."""
+
+    def delivery(self, row: Row, placement: Placement) -> str | None:
+        """The state of this learner's newest score for this placement in the LMS gradebook."""
+        found = [r for r in self.outbox
+                 if r.placement_id == placement.id and r.user is not None and r.user.sub == row.sub]
+        return found[-1].status if found else None
 
     @property
     def undelivered(self) -> list[ScoreOutbox]:
@@ -84,7 +94,43 @@ def build(session: Session, course: Course, context: LmsContext,
         select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
         .options(selectinload(ScoreOutbox.user), selectinload(ScoreOutbox.placement))
         .order_by(ScoreOutbox.id)))
-    return ClassView(context, placements, rows, distributions, outbox)
+    checkpoint_ids = set(distributions)
+    difficulty = {pid: first_wrong_share(
+        [a for a in attempts if a.placement_id == pid]) for pid in checkpoint_ids}
+    histograms = {p.id: outcome_histogram([s for r in rows for s in r.submissions.get(p.id, [])])
+                  for p in placements if p.id not in checkpoint_ids
+                  and any(p.id in r.submissions for r in rows)}
+    return ClassView(context, placements, rows, distributions, outbox, difficulty, histograms)
+
+
+def first_wrong_share(attempts: list[CheckpointAttempt]) -> float | None:
+    """Difficulty of a checkpoint: the share of learners whose first answer was not correct."""
+    first: dict[int, bool] = {}
+    for a in sorted(attempts, key=lambda a: a.attempt_number):
+        first.setdefault(a.user_id, a.correct)
+    return sum(not ok for ok in first.values()) / len(first) if first else None
+
+
+BUCKETS = ("full marks", "partial", "zero", "not gradable", "waiting")
+
+
+def outcome_histogram(submissions: list[Any]) -> list[tuple[str, int]]:
+    """Each learner's best attempt at an exercise, counted by outcome bucket."""
+    best: dict[int, str] = {}
+    rank = {name: i for i, name in enumerate(BUCKETS)}
+    for sub in submissions:
+        if sub.status == "graded" and sub.max_score:
+            bucket = ("full marks" if sub.score >= sub.max_score
+                      else "partial" if sub.score > 0 else "zero")
+        elif sub.status == "not_gradable":
+            bucket = "not gradable"
+        else:
+            bucket = "waiting"
+        held = best.get(sub.user_id)
+        if held is None or rank[bucket] < rank[held]:
+            best[sub.user_id] = bucket
+    counts = Counter(best.values())
+    return [(name, counts.get(name, 0)) for name in BUCKETS]
 
 
 def _submissions(session: Session, context: LmsContext) -> dict[int, list[Any]]:

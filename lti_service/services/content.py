@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from course.model import Course, Lesson
+from course.model import Course, Lesson, Phase
 from course.placeables import placeables
 
 # Placements whose line item the lesson's checkpoint scores (a placed lesson carries its
@@ -20,12 +20,36 @@ class ContentItem:
     title: str
     score_maximum: float
     lesson: Lesson
+    description: str = ""
+    """One line for the picker: a lesson's summary, the question, the exercise prompt."""
+
+
+@dataclass(frozen=True)
+class LessonGroup:
+    """A lesson and its placeable items (the lesson itself first), as the picker lists them."""
+
+    lesson: Lesson
+    items: list[ContentItem] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PhaseGroup:
+    phase: Phase
+    lessons: list[LessonGroup] = field(default_factory=list)
+
+
+def has_gradebook_column(kind: str, lineitem_url: str | None) -> bool:
+    """Whether a placement's scores go to the LMS: a lesson only when it was placed with a
+    completion score (the LMS then sends its line item); checkpoints and exercises always."""
+    return kind != "lesson" or lineitem_url is not None
 
 
 def items(course: Course) -> list[ContentItem]:
-    # A placed lesson keeps a line item of 1.0 (as the picker has always returned).
+    # A lesson's line item (1.0) is only placed when the instructor asks for a completion score
+    # (the lesson's checkpoint scores it); by default a lesson is an ungraded link.
     return [ContentItem(p.content_id, p.kind, p.title,
-                        1.0 if p.max_points is None else p.max_points, p.lesson)
+                        1.0 if p.max_points is None else p.max_points, p.lesson,
+                        first_line(p.description))
             for p in placeables(course)]
 
 
@@ -33,6 +57,36 @@ def is_graded_by_submission(content_id: str) -> bool:
     """An exercise (``<lesson>.exercise.<slug>``) or a gradable project (``project.<slug>``):
     its launch opens the submission page."""
     return ".exercise." in content_id or content_id.startswith("project.")
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first sentence or line of a Markdown text, cut at ``limit`` characters."""
+    line = next((t.strip() for t in text.splitlines() if t.strip()), "")
+    end = line.find(". ")
+    line = line[: end + 1] if 0 < end else line
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    for mark in ("`", "$"):  # never leave a code span or math open: it would swallow the rest
+        if cut.count(mark) % 2:
+            cut = cut[: cut.rfind(mark)]
+    return cut.rstrip() + "…"
+
+
+def grouped(course: Course) -> list[PhaseGroup]:
+    """Every placeable item, grouped by phase and lesson in course order."""
+    by_lesson: dict[str, list[ContentItem]] = {}
+    for item in items(course):
+        by_lesson.setdefault(item.lesson.id, []).append(item)
+    return [PhaseGroup(phase, [LessonGroup(lesson, by_lesson.get(lesson.id, []))
+                               for lesson in phase.lessons])
+            for phase in course.phases]
+
+
+def expand_lessons(course: Course, lesson_ids: list[str]) -> list[str]:
+    """Content ids of whole lessons the picker selected: the lesson and all its items."""
+    wanted = set(lesson_ids)
+    return [item.content_id for item in items(course) if item.lesson.id in wanted]
 
 
 def find(course: Course, content_id: str) -> ContentItem | None:

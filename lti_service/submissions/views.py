@@ -14,6 +14,7 @@ from flask import abort, current_app, jsonify, redirect, render_template, reques
 from marshmallow import ValidationError
 from sqlalchemy.orm import Session
 
+from course import submission_for
 from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
 from lti_service.auth import launch_url_args
@@ -71,6 +72,13 @@ def status_json(row: Submission) -> dict[str, Any]:
     }
 
 
+def graded_file(lesson: Any, exercise: Any) -> str:
+    """What the editor starts with: the whole main.py that is graded (the lesson's code, then
+    the exercise starter, as ``course.submission_for`` composes it), so submitting the box as
+    it is runs, and the learner sees the exact file."""
+    return submission_for(lesson, exercise, exercise.starter_code)
+
+
 def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | None = None,
             status: int = 200) -> tuple[str, int]:
     lesson, exercise = _exercise(access)
@@ -82,10 +90,11 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
     html = render_template(
         "submissions/exercise.html", title=exercise.title, lesson=lesson, exercise=exercise,
         placement=placement, rows=rows, counted=chosen, errors=errors or [],
-        source=source or exercise.starter_code,
+        source=source or graded_file(lesson, exercise),
         used=service.attempts_used(session, placement.id, user_id),
         lt=launch_url_args().get("lt", ""), max_bytes=settings().max_source_bytes,
-        statuses=[status_json(r) for r in rows if r.status in ("queued", "running")])
+        statuses=[status_json(r) for r in rows if r.status in ("queued", "running")],
+        draft_key=f"{placement.id}:{user_id}:{exercise.id}")
     return html, status
 
 

@@ -81,12 +81,51 @@ def test_site_has_a_page_per_lesson_and_the_project(built: Built) -> None:
         for tag, attrs in tree.tags:  # every relative link of the page resolves in the site
             href = attrs.get("href") or attrs.get("src")
             if tag in {"a", "img", "link"} and href and not href.startswith(("http", "#")):
-                assert (built.out / "lessons" / href).resolve().is_file(), (lesson.id, href)
+                target = href.split("#", 1)[0]
+                assert (built.out / "lessons" / target).resolve().is_file(), (lesson.id, href)
     project = built.course.phases[0].project
     assert project is not None
     page = (built.out / "projects" / f"{project.slug}.html").read_text()
     assert "Audit masked batch moments" in page and "--implementation starter" in page
     assert f'href="projects/{project.slug}.html"' in index
+
+
+def test_lesson_pages_carry_the_seeds_parts(built: Built) -> None:
+    """Setup help (its own page), the Check: line, Lesson text, full-size figure, TPU note,
+    the phase project block, "Lesson N of M" and prerequisites by title."""
+    setup = (built.out / "setup.html").read_text()
+    parse(setup)
+    for section in ('id="macos-linux"', 'id="windows"', 'id="cloud-tpu"',
+                    "requirements-cpu.txt", ".\\.venv\\Scripts\\python.exe"):
+        assert section in setup, section
+    assert 'href="setup.html"' in (built.out / "index.html").read_text()
+    titles = {lesson.id: lesson.title for lesson in built.course.lessons()}
+    for phase in built.course.phases:
+        guide = (built.out / "guides" / f"{phase.id}.html").read_text()
+        guide_text = "".join(parse(guide).text)
+        for part in ("Preparation", "Milestones", "Project evidence"):
+            assert part in guide_text, part
+        for lesson in phase.lessons:
+            assert f'href="../lessons/{lesson.id}.html"' in guide and lesson.title in guide_text
+        if phase.project is not None:
+            assert phase.project.stages[0].title.split()[0] in guide_text
+        for lesson in phase.lessons:
+            page = (built.out / "lessons" / f"{lesson.id}.html").read_text()
+            text = "".join(parse(page).text)
+            assert f"Lesson {lesson.order} of {len(phase.lessons)}" in text
+            assert 'href="../setup.html"' in page and "Open full-size figure" in text
+            assert f'href="../guides/{phase.id}.html"' in page
+            assert f'href="{lesson.id}/lesson.md"' in page
+            assert (built.out / "lessons" / lesson.id / "lesson.md").read_text() == (
+                lesson.dir / "lesson.md").read_text()
+            assert "Check:" in text
+            for before in lesson.prerequisites:
+                assert titles[before] in text, before
+            if lesson.hardware == "cpu":
+                assert "Verified on local CPU" in text and "setup.html#cloud-tpu" in page
+            if phase.project is not None:
+                assert phase.project.checkpoint_prompt.split()[0] in text
+                assert "Open project workspace" in text
 
 
 def test_notebooks_are_valid_and_executed(built: Built) -> None:

@@ -1,0 +1,186 @@
+// The exercise page, live: submit without leaving the page, then follow each attempt's status
+// (queued -> running -> graded) and show its checks and output in place. Without this script the
+// form posts and the page reloads; everything here is an enhancement of that.
+(function () {
+  "use strict";
+  var history = document.getElementById("history");
+  var attempts = document.getElementById("attempts");
+  var live = document.getElementById("live-status");
+  var errors = document.getElementById("errors");
+  var form = document.getElementById("submit-form");
+  var DONE = { graded: true, not_gradable: true };
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function num(x) { return x === null || x === undefined ? "" : String(Math.round(x * 1000) / 1000); }
+  function words(s) { return String(s || "").replace(/_/g, " "); }
+
+  function article(s) {
+    var found = document.getElementById("sub-" + s.id);
+    if (found) return found;
+    var a = el("article", { "class": "attempt", id: "sub-" + s.id, "data-status": s.status });
+    var h = el("h3", {}, "Attempt " + s.attempt_number + ": ");
+    h.appendChild(el("span", { "class": "status status-badge" }));
+    h.appendChild(el("span", { "class": "score" }));
+    a.appendChild(h);
+    a.appendChild(el("p", { "class": "feedback" }));
+    a.appendChild(el("div", { "class": "checks" }));
+    a.appendChild(el("div", { "class": "output" }));
+    attempts.insertBefore(a, attempts.firstChild);
+    document.getElementById("no-attempts").hidden = true;
+    return a;
+  }
+
+  function show(s) {
+    var a = article(s);
+    a.setAttribute("data-status", s.status);
+    a.querySelector(".status").textContent = words(s.status);
+    var done = s.status === "graded";
+    var score = done ? " " + num(s.score) + " / " + num(s.max_score) : "";
+    if (done && s.outcome && s.outcome !== "graded") score += " (" + words(s.outcome) + ")";
+    a.querySelector(".score").textContent = score;
+    var fb = a.querySelector(".feedback");
+    fb.textContent = s.feedback || "";
+    fb.className = "feedback " + (done && s.score === s.max_score ? "correct" : "incorrect");
+    var checks = a.querySelector(".checks");
+    checks.textContent = "";
+    if (s.checks && s.checks.length) {
+      var wrap = el("div", { "class": "table-wrap" });
+      var table = el("table");
+      table.appendChild(el("caption", { "class": "visually-hidden" }, "Checks of attempt " + s.attempt_number));
+      var head = el("tr");
+      ["Check", "Result", "Points", "Feedback"].forEach(function (t) { head.appendChild(el("th", { scope: "col" }, t)); });
+      table.appendChild(head);
+      s.checks.forEach(function (c) {
+        var tr = el("tr", { "class": "check " + c.status });
+        tr.appendChild(el("td", {}, c.visibility === "visible" ? c.name : "Hidden check"));
+        tr.appendChild(el("td", {}, c.status));
+        tr.appendChild(el("td", {}, num(c.points) + " / " + num(c.max_points)));
+        tr.appendChild(el("td", {}, c.feedback || ""));
+        table.appendChild(tr);
+      });
+      wrap.appendChild(table);
+      checks.appendChild(wrap);
+    }
+    var out = a.querySelector(".output");
+    out.textContent = "";
+    if (s.stdout || s.stderr) {
+      var d = el("details");
+      d.appendChild(el("summary", {}, "Output of attempt " + s.attempt_number));
+      [["stdout", s.stdout], ["stderr", s.stderr]].forEach(function (p) {
+        if (!p[1]) return;
+        d.appendChild(el("h4", {}, p[0]));
+        d.appendChild(el("pre", { "class": "excerpt", tabindex: "0" }, p[1]));
+      });
+      out.appendChild(d);
+    }
+    live.textContent = "Attempt " + s.attempt_number + ": " + words(s.status) + score + ".";
+  }
+
+  function counted() {
+    fetch(history.getAttribute("data-history-url"), { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json(); })
+      .then(function (h) {
+        var row = h.submissions.filter(function (s) { return s.id === h.counted; })[0];
+        if (!row) return;
+        var p = document.getElementById("counted");
+        if (!p) {
+          p = el("p", { id: "counted" });
+          history.insertBefore(p, document.getElementById("no-attempts"));
+        }
+        p.textContent = "";
+        p.appendChild(document.createTextNode("Counted score: "));
+        p.appendChild(el("strong", {}, num(row.score) + " / " + num(row.max_score)));
+        p.appendChild(document.createTextNode(" (attempt " + row.attempt_number + ")."));
+      })
+      .catch(function () {});
+  }
+
+  function follow(s) {
+    show(s);
+    if (DONE[s.status]) { counted(); return; }
+    setTimeout(function poll() {
+      fetch(s.status_url, { headers: { Accept: "application/json" } })
+        .then(function (r) { return r.json(); })
+        .then(function (d) {
+          show(d);
+          if (DONE[d.status]) { counted(); } else { setTimeout(poll, 1500); }
+        })
+        .catch(function () { setTimeout(poll, 5000); });
+    }, 1000);
+  }
+
+  JSON.parse(document.getElementById("waiting").textContent).forEach(follow);
+
+  // The browser-local draft: saved as the learner types, restored when the page opens again
+  // (unless the server sent back a refused submission, which is newer than any draft).
+  var area = document.getElementById("source");
+  var key = "pathways-draft:" + area.getAttribute("data-draft-key");
+  var store = null;
+  try { store = window.localStorage; } catch (e) { store = null; }
+  if (store) {
+    var saved = store.getItem(key);
+    if (saved !== null && saved !== area.value && !area.hasAttribute("data-keep")) {
+      area.value = saved;
+      document.getElementById("draft-note").hidden = false;
+    }
+    var timer = null;
+    area.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        try { store.setItem(key, area.value); } catch (e) { /* storage full or denied */ }
+      }, 300);
+    });
+    document.getElementById("draft-reset").addEventListener("click", function () {
+      var start = area.defaultValue;
+      var editor = (window.pathwaysEditors || [])[0];
+      if (editor) {
+        editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: start } });
+        editor.focus();
+      } else {
+        area.value = start;
+        area.focus();
+      }
+      store.removeItem(key);
+      document.getElementById("draft-note").hidden = true;
+    });
+  }
+
+  form.addEventListener("submit", function (event) {
+    if (!window.fetch || !window.FormData) return;
+    event.preventDefault();
+    var button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                         headers: { Accept: "application/json" } })
+      .then(function (r) {
+        return r.json().then(function (body) { return { status: r.status, body: body }; },
+                             function () { return { status: r.status, body: null }; });
+      })
+      .then(function (res) {
+        button.disabled = false;
+        if (res.status === 202) {
+          errors.hidden = true;
+          errors.textContent = "";
+          form.querySelector("input[type=file]").value = "";
+          follow(res.body);
+          document.getElementById("sub-" + res.body.id).scrollIntoView({ block: "nearest" });
+        } else if (res.body && res.body.messages) {
+          errors.textContent = "";
+          errors.appendChild(el("p", {}, "Your submission was not accepted:"));
+          var ul = el("ul");
+          res.body.messages.forEach(function (m) { ul.appendChild(el("li", {}, m)); });
+          errors.appendChild(ul);
+          errors.appendChild(el("p", {}, "Your code is still in the editor."));
+          errors.hidden = false;
+        } else {
+          form.submit(); // let the server's page say what went wrong
+        }
+      })
+      .catch(function () { button.disabled = false; form.submit(); });
+  });
+})();
