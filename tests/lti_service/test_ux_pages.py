@@ -20,6 +20,8 @@ from devlms.browser import Browser, forms
 from lti_service.extensions import state
 from lti_service.submissions.views import graded_file
 
+MATH_EXERCISE = "arrays-04.exercise.matrix-column"  # its prompt and hints hold inline math
+
 LAYOUT_MARKS = ('class="site-header"', 'id="theme-toggle"', "/static/tool.css",
                 "prefers-color-scheme: dark")
 
@@ -124,9 +126,9 @@ def real_stack(sqlite_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_real_course_pages_render_math_titles_and_position(real_stack: Stack) -> None:
     stack = real_stack
     course = state(stack.tool).course.get()
-    lesson, exercise = course.exercise(EXERCISE)
+    lesson, exercise = course.exercise(MATH_EXERCISE)
     assert "$" in exercise.prompt, "the content this test reads has inline math"
-    cp_link, ex_link = stack.deep_link([CHECKPOINT, EXERCISE])
+    cp_link, ex_link = stack.deep_link([CHECKPOINT, MATH_EXERCISE])
     page = stack.launch(Browser(), ex_link["id"], "alice")
     prompt = page.text.split('<div class="prompt">', 1)[1].split("</div>", 1)[0]
     assert "<math" in prompt and "$" not in prompt, prompt
