@@ -9,6 +9,7 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v setpriv >/dev/null || need+=(util-linux)
+command -v npm >/dev/null || need+=(npm)
 command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v envsubst >/dev/null || need+=(gettext-base)  # deploy/nginx/render.sh
 command -v openssl >/dev/null || need+=(openssl)        # deploy/local/stack.sh's TLS cert

@@ -12,6 +12,8 @@ fi
 eval "$service_env"
 [ -n "${PATHWAYS_KEEP_SERVICES:-}" ] || trap 'bash deploy/local/services.sh stop var/test-services' EXIT
 export JAX_PLATFORMS=cpu
+# axe-core (and the editor's sources) for the browser tests: from the committed lock file.
+[ -f web/editor/node_modules/axe-core/axe.min.js ] || (cd web/editor && npm ci --no-audit --no-fund --loglevel=error)
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache  # layering contracts (.importlinter)
 set +e

@@ -38,7 +38,7 @@ EXERCISE = "arrays-04.exercise.mask-tail"
 def graded_stack(tmp_path: Path) -> Iterator[Stack]:
     """devlms + the tool (real course) + one grader worker and the results consumer in a thread."""
     if not AXE.is_file():
-        pytest.skip("axe-core is not installed: cd web/editor && npm ci")
+        pytest.fail("axe-core is not installed: cd web/editor && npm ci (scripts/test.sh does it)")
     try:
         load_course()
     except ContentError as exc:
