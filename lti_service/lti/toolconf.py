@@ -1,6 +1,8 @@
 """Registrations from the database through pylti1p3's ``ToolConfAbstract``.
 
 Every issuer is treated as "many client ids" so one LMS can hold several registrations.
+pylti1p3 asks for the registration and the deployment several times per launch; the platform row
+is looked up once per request session (memo in ``session.info``, which ends with the request).
 """
 
 from __future__ import annotations
@@ -44,12 +46,17 @@ class DbToolConf(ToolConfAbstract):  # type: ignore[type-arg]
         return True
 
     def platform(self, iss: str, client_id: str | None) -> Platform | None:
-        query = select(Platform).where(Platform.issuer == iss)
-        if client_id:
-            query = query.where(Platform.client_id == client_id)
-        rows = list(self._session.scalars(query))
-        # Without a client id (optional in OIDC login initiation) the issuer must be unambiguous.
-        return rows[0] if len(rows) == 1 else None
+        memo: dict[tuple[str, str | None], Platform | None] = self._session.info.setdefault(
+            "pathways_platforms", {})
+        if (iss, client_id) not in memo:
+            query = select(Platform).where(Platform.issuer == iss)
+            if client_id:
+                query = query.where(Platform.client_id == client_id)
+            rows = list(self._session.scalars(query))
+            # Without a client id (optional in OIDC login initiation) the issuer must be
+            # unambiguous.
+            memo[(iss, client_id)] = rows[0] if len(rows) == 1 else None
+        return memo[(iss, client_id)]
 
     def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
         return self.find_registration_by_params(iss, None, *args, **kwargs)

@@ -19,7 +19,7 @@ from werkzeug.wrappers import Response
 from ..auth import Launch, issue_token
 from ..authz import INSTRUCTOR, Access, Guard
 from ..extensions import db, state
-from ..services import content, housekeeping, invites, keys, launches, outbound, registration
+from ..services import content, invites, keys, launches, outbound, registration
 from ..services.errors import LaunchRejected, ServiceError, excerpt
 from . import adapter
 
@@ -38,7 +38,7 @@ def launch_url() -> str:
 def login() -> Response:
     session = db()
     keys.current_key(session)
-    housekeeping.purge(session)
+    # Expired protocol rows are purged by `pathways consumer` (services.housekeeping), not here.
     response = adapter.login(session, launch_url())
     session.commit()
     return response

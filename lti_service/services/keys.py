@@ -41,10 +41,21 @@ def public_jwk(public_pem: str) -> dict[str, Any]:
     return jwk
 
 
+MEMO = "pathways_tool_key"
+
+
 def current_key(session: Session) -> ToolKey:
-    """The signing key, created on first use so a fresh install can launch at once."""
-    key = session.scalars(select(ToolKey).where(ToolKey.current.is_(True))).first()
-    return key if key is not None else rotate(session)
+    """The signing key, created on first use so a fresh install can launch at once.
+
+    Read once per session (memo in ``session.info``; ``rotate`` replaces it): a login and a
+    launch each asked for it twice.
+    """
+    key = session.info.get(MEMO)
+    if key is None or key not in session:  # not read yet, or rolled back
+        key = session.scalars(select(ToolKey).where(ToolKey.current.is_(True))).first()
+        key = key if key is not None else rotate(session)
+        session.info[MEMO] = key
+    return key
 
 
 def rotate(session: Session) -> ToolKey:
@@ -69,6 +80,7 @@ def rotate(session: Session) -> ToolKey:
     )
     session.add(key)
     session.flush()
+    session.info[MEMO] = key
     log.info("tool key rotated: new kid %s", key.kid)
     return key
 

@@ -1,7 +1,9 @@
 """Record what a validated launch tells us: the user, the LMS course, the placement, the nonce.
 
 Runs after every protocol check passed, inside the request's transaction; the nonce insert is
-last, so a replayed launch fails on the unique key and rolls back everything.
+last, so a replayed launch fails on the unique key and the caller rolls back everything (no
+savepoint: nothing of a refused launch is kept). A repeat launch of a known user, course and
+link writes only the nonce; rows change only when a claim did.
 """
 
 from __future__ import annotations
@@ -159,8 +161,8 @@ def record_launch(
         session.flush()
 
     try:
-        with session.begin_nested():
-            session.add(UsedNonce(platform_id=platform.id, nonce=str(body["nonce"])))
+        session.add(UsedNonce(platform_id=platform.id, nonce=str(body["nonce"])))
+        session.flush()
     except IntegrityError as exc:
         raise LaunchRejected("this launch was already used (nonce replay): launch again "
                              "from the LMS") from exc

@@ -12,6 +12,8 @@ import click
               help="Seconds between reaper passes over expired leases.")
 @click.option("--outbox-every", type=float, default=5.0, show_default=True,
               help="Seconds between score outbox deliveries.")
+@click.option("--housekeeping-every", type=float, default=60.0, show_default=True,
+              help="Seconds between purges of expired LTI launch data and old nonces.")
 @click.option("--running-lease", type=float, default=30.0, show_default=True,
               help="Seconds a running job's lease lasts after each heartbeat.")
 @click.option("--queued-lease", type=float, default=900.0, show_default=True,
@@ -19,7 +21,8 @@ import click
 @click.option("--max-tries", type=click.IntRange(1, 20), default=3, show_default=True)
 @click.option("--log-level", default="INFO", show_default=True)
 def consumer(database_url: str | None, reap_every: float, outbox_every: float,
-             running_lease: float, queued_lease: float, max_tries: int, log_level: str) -> None:
+             housekeeping_every: float, running_lease: float, queued_lease: float,
+             max_tries: int, log_level: str) -> None:
     """Run the service side of grading until SIGTERM."""
     from grader_worker import logs
     from grading_contract.config import load_queue_config
@@ -37,6 +40,7 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
                                max_tries=max_tries)
     loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()), settings,
                            reap_every_s=reap_every, outbox_every_s=outbox_every,
+                           housekeeping_every_s=housekeeping_every,
                            deliver=deliver_due)
     try:
         loop.run()
