@@ -81,6 +81,7 @@ class Gunicorn:
     url: str
     workers: int
     log_path: Path
+    secret: str
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -92,14 +93,18 @@ class Gunicorn:
                 self.process.wait()
 
 
-def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
+def start_gunicorn(database_url: str, tmp: Path, workers: int, *, app: str | None = None,
+                   ready_path: str = "/lti/jwks") -> Gunicorn:
+    """``app``: another WSGI app under the same configuration (the floor, ``bench/_floor.py``);
+    ``ready_path``: a GET that answers 200 once it serves (a POST-only app: any HTTP answer)."""
     port = free_port()
+    secret = "bench-" + uuid.uuid4().hex
     url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "PATHWAYS_VAR_DIR": str(tmp / "var"),
-        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "SECRET_KEY": secret,
         "TOOL_BASE_URL": url,
         "OUTBOUND_ALLOW_PRIVATE": "1",  # the bench's platform is on loopback
         "PATHWAYS_WEB_BIND": f"127.0.0.1:{port}",
@@ -109,23 +114,24 @@ def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
         "JAX_PLATFORMS": "cpu",
     }
     env.pop("COURSE_ROOT", None)
-    log_path = tmp / "gunicorn.log"
+    log_path = tmp / ("gunicorn.log" if app is None else "gunicorn-floor.log")
     with log_path.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF)],
+            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), *([app] if app else [])],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Gunicorn(process, url, workers, log_path)
+    server = Gunicorn(process, url, workers, log_path, secret)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise BenchSetupError(f"gunicorn exited with {process.returncode}: "
                                   + log_path.read_text()[-2000:])
         try:
-            if requests.get(url + "/lti/jwks", timeout=2).status_code == 200:
+            status = requests.get(url + ready_path, timeout=2).status_code
+            if status == 200 or (app is not None and status < 500):
                 return server
         except requests.RequestException:
             pass
         time.sleep(0.2)
     server.stop()
-    raise BenchSetupError("gunicorn did not answer /lti/jwks within 60 s: "
+    raise BenchSetupError(f"gunicorn did not answer {ready_path} within 60 s: "
                           + log_path.read_text()[-2000:])
