@@ -248,7 +248,13 @@ def deep_link_form(
     counting: str,
 ) -> str:
     """The auto-submitting form that returns the chosen items to the platform."""
-    message = restore(db, launch_id)
+    try:
+        message = restore(db, launch_id)
+    except LaunchRejected:
+        # Only deep-linking launches keep their launch data (ToolMessageLaunch.save_launch_data).
+        raise LaunchRejected("this launch is not a deep-linking request (or no longer known): "
+                             "add content from the LMS's 'add an external tool' dialog, which "
+                             "opens the picker") from None
     if not message.is_deep_link_launch():
         raise LaunchRejected("this launch is not a deep-linking request: add content from the "
                              "LMS's 'add an external tool' dialog, which opens the picker")
