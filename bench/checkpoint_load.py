@@ -76,6 +76,8 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     error_samples: list[str] = field(default_factory=list)
     phase_s: float = 0.0
+    cpu_s: list[float] = field(default_factory=list)
+    """The service's CPU seconds at the start, when all had launched, and at the end."""
 
     def error(self, step: str, detail: str) -> None:
         self.errors[step] = self.errors.get(step, 0) + 1
@@ -129,11 +131,14 @@ class Phases:
     launched: int = 0
     answers_from: asyncio.Event = field(default_factory=asyncio.Event)
     t0: float = 0.0
+    on_all_launched: Any = None
 
     def one_launched(self) -> None:
         self.launched += 1
         if self.launched >= self.expected and not self.answers_from.is_set():
             self.t0 = time.perf_counter()
+            if self.on_all_launched is not None:
+                self.on_all_launched()
             self.answers_from.set()
 
 
@@ -188,13 +193,15 @@ async def warm_up(tool: str, lms: BenchPlatform, workers: int, choices: list[str
         raise BenchSetupError(f"warm-up failed: {scratch.error_samples}")
 
 
-async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace,
+                cpu: Any = lambda: 0.0) -> Tally:
     ramp_s, window_s, max_s = args.ramp, args.window, args.max_seconds
     tally = Tally()
     choices = [c.key for c in _checkpoint_choices()]
     await warm_up(tool, lms, args.workers, choices)
     now = time.perf_counter()
-    phases = Phases(n)
+    tally.cpu_s.append(cpu())
+    phases = Phases(n, on_all_launched=lambda: tally.cpu_s.append(cpu()))
     tasks = [
         asyncio.create_task(learner(
             f"{LEARNER_PREFIX}{i:05d}", tool, lms, tally, phases,
@@ -205,6 +212,7 @@ async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace)
     ]
     done, pending = await asyncio.wait(tasks, timeout=max_s)
     tally.phase_s = time.perf_counter() - now
+    tally.cpu_s.append(cpu())
     for task in pending:
         task.cancel()
         tally.error("unfinished", f"stopped at --max-seconds {max_s}")
@@ -230,13 +238,14 @@ async def floor_user(client: Client, url: str, token: str, start_at: float, requ
 
 
 async def drive_floor(server_url: str, secret: str, offsets: list[float],
-                      requests: int) -> dict[str, Any]:
+                      requests: int, cpu: Any = lambda: 0.0) -> dict[str, Any]:
     """Learner i starts at ``offsets[i]`` and sends ``requests`` floor requests in turn."""
     tokens = [seal(Launch(user_id=i + 1, placement_id=1, context_pk=1, is_instructor=False,
                           launch_id=f"floor-{i}"), secret) for i in range(len(offsets))]
     took: list[float] = []
     ends: list[float] = []
     errors: list[str] = []
+    cpu_before = cpu()
     now = time.perf_counter()
     await asyncio.gather(*(
         floor_user(Client(), server_url + "/floor", token, now + offset, requests, took, ends,
@@ -246,6 +255,8 @@ async def drive_floor(server_url: str, secret: str, offsets: list[float],
     return {"users": len(offsets), "requests_each": requests, "ok": len(took),
             "errors": len(errors), "error_samples": errors[:3],
             "per_s": round(len(took) * requests / span, 1) if span > 0 else None,
+            "cpu_ms_per_request": round(1000 * (cpu() - cpu_before) / (len(took) * requests), 2)
+            if took else None,
             **_results.percentiles_ms(took)}
 
 
@@ -258,11 +269,13 @@ def measure_floor(url: str, tmp: Path, n: int,
     loop = asyncio.new_event_loop()
     try:
         floor: dict[str, Any] = {"launch": loop.run_until_complete(drive_floor(
-            server.url, server.secret, [random.uniform(0, args.ramp) for _ in range(n)], 3))}
+            server.url, server.secret, [random.uniform(0, args.ramp) for _ in range(n)], 3,
+            server.cpu_s))}
         if not args.launch_only:
             floor["answer"] = loop.run_until_complete(drive_floor(
                 server.url, server.secret,
-                [random.uniform(0, args.window) if args.window else 0.0 for _ in range(n)], 1))
+                [random.uniform(0, args.window) if args.window else 0.0 for _ in range(n)], 1,
+                server.cpu_s))
     finally:
         loop.close()
         server.stop()
@@ -312,9 +325,10 @@ def recorded(database_url: str) -> tuple[int, int]:
     return attempts, outbox
 
 
-async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace,
+                   cpu: Any) -> Tally:
     try:
-        return await drive(tool, lms, n, args)
+        return await drive(tool, lms, n, args, cpu)
     finally:
         await lms.stop()
 
@@ -336,7 +350,8 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
                 load_before = _results.loadavg()
                 started = time.perf_counter()
                 try:
-                    tally = loop.run_until_complete(_measure(server.url, lms, n, args))
+                    tally = loop.run_until_complete(_measure(server.url, lms, n, args,
+                                                             server.cpu_s))
                 finally:
                     wall = time.perf_counter() - started
                     server.stop()
@@ -347,6 +362,9 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
                 log.warning("gunicorn exited %s: %s", server.process.returncode,
                             server.log_path.read_text()[-1000:])
             floor = measure_floor(url, tmp, n, args)
+    launch_cpu, answer_cpu = (
+        (tally.cpu_s[1] - tally.cpu_s[0], tally.cpu_s[2] - tally.cpu_s[1])
+        if len(tally.cpu_s) == 3 else (None, None))
     first = min((s for s, _ in tally.answer_times), default=0.0)
     last = max((d for _, d in tally.answer_times), default=0.0)
     span = last - first
@@ -365,6 +383,11 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
         "answer": _results.percentiles_ms(tally.answer_s),
         "launch": _results.percentiles_ms(tally.launch_s),
         "jwks_fetches": lms.jwks_fetches, "wall_s": round(wall, 1),
+        # Service CPU (gunicorn master + workers) per launch (3 requests) and per answer.
+        "cpu_ms_per_launch": round(1000 * launch_cpu / len(tally.launch_s), 2)
+        if launch_cpu is not None and tally.launch_s else None,
+        "cpu_ms_per_answer": round(1000 * answer_cpu / tally.answers_ok, 2)
+        if answer_cpu is not None and tally.answers_ok else None,
         "loadavg_before": load_before, "loadavg_after": _results.loadavg(),
         "floor": floor, **_results.environment(),
     }
@@ -413,14 +436,17 @@ def show(row: dict[str, Any]) -> str:
     fl = floor["launch"]
     text = (f"{row['db']:8} N={row['learners']:4}  errors {row['errors']}  launch p50 "
             f"{launch['p50_ms']} p95 {launch['p95_ms']} p99 {launch['p99_ms']} ms (floor, 3 "
-            f"requests: p95 {fl['p95_ms']} p99 {fl['p99_ms']} ms; x{x['launch_p95']} at p95)")
+            f"requests: p95 {fl['p95_ms']} p99 {fl['p99_ms']} ms; x{x['launch_p95']} at p95); "
+            f"service CPU {row['cpu_ms_per_launch']} ms a launch (floor "
+            f"{fl['cpu_ms_per_request']} ms a request)")
     if "answer" in floor:
         fa = floor["answer"]
         text += (f"\n{'':8} answers {row['answers_ok']}/{row['answers_sent']} ok, recorded "
                  f"{row['answers_recorded']}: {row['answers_per_s']} answers/s (floor "
                  f"{fa['per_s']}/s, x{x['answer_throughput']})  answer p50 {a['p50_ms']} p95 "
                  f"{a['p95_ms']} p99 {a['p99_ms']} ms (floor p50 {fa['p50_ms']} p99 "
-                 f"{fa['p99_ms']} ms; x{x['answer_p50']} at p50)")
+                 f"{fa['p99_ms']} ms; x{x['answer_p50']} at p50); service CPU "
+                 f"{row['cpu_ms_per_answer']} ms an answer (floor {fa['cpu_ms_per_request']} ms)")
     text += (f"\n{'':8} floor recorded {floor['recorded']}/{floor['sent']}; load "
              f"{row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
     return text

@@ -121,12 +121,13 @@ def one_learner(client: Any, lms: BenchPlatform, sub: str, counter: Counter,
 
 
 # Request plumbing every line would share (the test client, Flask's dispatch, this script).
-PLUMBING = re.compile(r"\b(testing|test|app|proxy_fix|profile_paths)\.py:")
+PLUMBING = re.compile(r"\b(testing|test|app|proxy_fix|profile_paths|state_changes|deprecations)"
+                      r"\.py:|sqlalchemy generated")
 
 
-def top_lines(profile: cProfile.Profile, n: int) -> str:
+def top_lines(profile: cProfile.Profile, n: int, order: str = "cumulative") -> str:
     out = io.StringIO()
-    pstats.Stats(profile, stream=out).strip_dirs().sort_stats("cumulative").print_stats(n + 15)
+    pstats.Stats(profile, stream=out).strip_dirs().sort_stats(order).print_stats(n + 25)
     lines = out.getvalue().splitlines()
     start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
     kept = [line for line in lines[start + 1:] if line.strip() and not PLUMBING.search(line)]
@@ -161,7 +162,9 @@ def run(kind: str, learners: int, top: int, show_sql: bool) -> str:
             report.append(f"\n{name}: the last learner's statements")
             report.extend("    " + sql for sql in counter.last[name])
     for name, prof in profiles.items():
-        report.append(f"\n{name} (cProfile, cumulative, top {top}):\n{top_lines(prof, top)}")
+        for order in ("cumulative", "tottime"):
+            report.append(f"\n{name} (cProfile, by {order}, top {top}):\n"
+                          f"{top_lines(prof, top, order)}")
     return "\n".join(report)
 
 
