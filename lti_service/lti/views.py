@@ -37,8 +37,9 @@ def launch_url() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response:
     session = db()
-    keys.current_key(session)
-    # Expired protocol rows are purged by `pathways consumer` (services.housekeeping), not here.
+    # No tool key is read here (it is made on first use: the JWKS, a deep-link response, a
+    # service token) and expired protocol rows are purged by `pathways consumer`
+    # (services.housekeeping): a login only writes its nonce and state.
     response = adapter.login(session, launch_url())
     session.commit()
     return response

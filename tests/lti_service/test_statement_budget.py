@@ -16,11 +16,11 @@ from test_launch_rejections import claims, login, post, sign
 from devlms.browser import Browser
 from lti_service.extensions import state
 
-# login: tool key, platform, nonce upsert, state upsert (no housekeeping DELETEs).
-# launch: key-set cache, platform, tool key, nonce check, deployment, user, context, placement,
+# login: platform, nonce upsert, state upsert (no tool key read, no housekeeping DELETEs).
+# launch: nonce check, platform, key-set cache, deployment, user, course+placement (one query),
 #   nonce insert, + the user insert on a first launch.
 # answer: user+course+placement (one query), attempts, attempt insert, outbox insert.
-BUDGET = {"login": 4, "launch": 10, "answer": 4}
+BUDGET = {"login": 3, "launch": 7, "answer": 4}
 
 
 @contextmanager
