@@ -37,9 +37,10 @@ def launch_url() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response:
     session = db()
-    # No tool key is read here (it is made on first use: the JWKS, a deep-link response, a
-    # service token) and expired protocol rows are purged by `pathways consumer`
+    # The tool key is made here on a fresh install, then not read again (a login signs
+    # nothing); expired protocol rows are purged by `pathways consumer`
     # (services.housekeeping): a login only writes its nonce and state.
+    keys.ensure_key(session)
     response = adapter.login(session, launch_url())
     session.commit()
     return response

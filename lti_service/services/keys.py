@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -42,6 +43,21 @@ def public_jwk(public_pem: str) -> dict[str, Any]:
 
 
 MEMO = "pathways_tool_key"
+# Databases this process has seen a committed signing key in: keys are rotated, never all
+# removed, so once seen, ``ensure_key`` does not look again.
+_HAVE_KEY: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def ensure_key(session: Session) -> None:
+    """Make the signing key on a fresh install (the caller commits), so the tool's JWKS has it
+    before anything is signed; one query per process and database, not one per login."""
+    bind = session.get_bind()
+    if bind in _HAVE_KEY:
+        return
+    if session.scalars(select(ToolKey.id).where(ToolKey.current.is_(True))).first() is None:
+        current_key(session)
+    else:
+        _HAVE_KEY.add(bind)
 
 
 def current_key(session: Session) -> ToolKey:
