@@ -126,7 +126,7 @@ def _checkpoint_verdict(latest: dict[tuple[str, int, float], dict[str, Any]]) ->
     if not out:
         return ["Targets: not judged (run both databases at 200 learners)."]
     return out + ["Where the time goes and what would close a gap: "
-                  "[bench/README.md](bench/README.md#where-the-time-went-and-what-was-changed)."]
+                  "[bench/README.md](bench/README.md#the-latest-runs-and-where-the-time-goes)."]
 
 
 def launch_section(rows: list[dict[str, Any]]) -> list[str]:
