@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -18,8 +19,10 @@ _UPSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
 def get(session: Session, key: str) -> Any:
-    """The value under ``key``, or None when absent or expired."""
-    row = session.get(LtiStorage, key)
+    """The value under ``key``, or None when absent or expired (a column read: no ORM object
+    to build and track, on every launch's nonce and key-set reads)."""
+    row = session.execute(select(LtiStorage.value, LtiStorage.expires_at)
+                          .where(LtiStorage.key == key)).first()
     if row is None or (row.expires_at is not None and row.expires_at < utcnow()):
         return None
     return row.value
@@ -39,5 +42,5 @@ def put(session: Session, key: str, value: Any, ttl_s: float | None = None) -> N
                                                set_={"value": stmt.excluded.value,
                                                      "expires_at": stmt.excluded.expires_at}))
     cached = session.identity_map.get(session.identity_key(LtiStorage, key))  # type: ignore[arg-type]
-    if cached is not None:  # a row this session already read must not shadow the new value
+    if cached is not None:  # a row this session loaded as an object must not shadow the new value
         session.expire(cached)
