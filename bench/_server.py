@@ -81,6 +81,12 @@ class Gunicorn:
     url: str
     workers: int
     log_path: Path
+    secret: str
+
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) the master and its workers have used so far: a figure
+        the other jobs on a shared machine do not inflate, unlike a latency."""
+        return tree_cpu_s(self.process.pid)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -92,14 +98,33 @@ class Gunicorn:
                 self.process.wait()
 
 
-def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of ``pid`` and its live children (Linux /proc; 0.0 where unreadable)."""
+    total = 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    total += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    return total + sum(tree_cpu_s(int(child)) for child in children)
+
+
+def start_gunicorn(database_url: str, tmp: Path, workers: int, *, app: str | None = None,
+                   ready_path: str = "/lti/jwks") -> Gunicorn:
+    """``app``: another WSGI app under the same configuration (the floor, ``bench/_floor.py``);
+    ``ready_path``: a GET that answers 200 once it serves (a POST-only app: any HTTP answer)."""
     port = free_port()
+    secret = "bench-" + uuid.uuid4().hex
     url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
         "PATHWAYS_VAR_DIR": str(tmp / "var"),
-        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "SECRET_KEY": secret,
         "TOOL_BASE_URL": url,
         "OUTBOUND_ALLOW_PRIVATE": "1",  # the bench's platform is on loopback
         "PATHWAYS_WEB_BIND": f"127.0.0.1:{port}",
@@ -109,23 +134,24 @@ def start_gunicorn(database_url: str, tmp: Path, workers: int) -> Gunicorn:
         "JAX_PLATFORMS": "cpu",
     }
     env.pop("COURSE_ROOT", None)
-    log_path = tmp / "gunicorn.log"
+    log_path = tmp / ("gunicorn.log" if app is None else "gunicorn-floor.log")
     with log_path.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF)],
+            [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF), *([app] if app else [])],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Gunicorn(process, url, workers, log_path)
+    server = Gunicorn(process, url, workers, log_path, secret)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise BenchSetupError(f"gunicorn exited with {process.returncode}: "
                                   + log_path.read_text()[-2000:])
         try:
-            if requests.get(url + "/lti/jwks", timeout=2).status_code == 200:
+            status = requests.get(url + ready_path, timeout=2).status_code
+            if status == 200 or (app is not None and status < 500):
                 return server
         except requests.RequestException:
             pass
         time.sleep(0.2)
     server.stop()
-    raise BenchSetupError("gunicorn did not answer /lti/jwks within 60 s: "
+    raise BenchSetupError(f"gunicorn did not answer {ready_path} within 60 s: "
                           + log_path.read_text()[-2000:])

@@ -9,6 +9,12 @@ seconds, then each answers the checkpoint once at a random moment in ``--window`
 request, errors, and answers recorded in the database against answers sent; appends one JSON
 line per (db, N) to bench/results/checkpoint_load.jsonl and redraws checkpoint_load.png.
 
+Each line also carries the floor measured in the same run (``bench/_floor.py``: a minimal Flask
+view under the same gunicorn configuration that checks a bearer token and does one INSERT), hit
+in the same pattern (N requests in the answer window; three requests a learner over the ramp
+for launches), and our figures as multiples of it. ``--launch-only`` (``bench/launch_load.py``)
+measures the launches alone.
+
     .venv/bin/python bench/checkpoint_load.py [--db sqlite|postgres|both] [--sizes 50,200,500]
 """
 
@@ -38,8 +44,10 @@ from course import load_course  # noqa: E402
 from lti_service.db import make_engine, make_session_factory, upgrade  # noqa: E402
 from lti_service.models import CheckpointAttempt, LmsUser, ScoreOutbox  # noqa: E402
 from lti_service.services.platforms import add_platform  # noqa: E402
+from lti_service.tokens import Launch, seal  # noqa: E402
 
 sys.path.append(str(BENCH))
+import _floor  # noqa: E402
 import _results  # noqa: E402
 from _http import Client, HttpError  # noqa: E402
 from _platform import BenchPlatform  # noqa: E402
@@ -68,6 +76,8 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     error_samples: list[str] = field(default_factory=list)
     phase_s: float = 0.0
+    cpu_s: list[float] = field(default_factory=list)
+    """The service's CPU seconds at the start, when all had launched, and at the end."""
 
     def error(self, step: str, detail: str) -> None:
         self.errors[step] = self.errors.get(step, 0) + 1
@@ -121,16 +131,20 @@ class Phases:
     launched: int = 0
     answers_from: asyncio.Event = field(default_factory=asyncio.Event)
     t0: float = 0.0
+    on_all_launched: Any = None
 
     def one_launched(self) -> None:
         self.launched += 1
         if self.launched >= self.expected and not self.answers_from.is_set():
             self.t0 = time.perf_counter()
+            if self.on_all_launched is not None:
+                self.on_all_launched()
             self.answers_from.set()
 
 
 async def learner(sub: str, tool: str, lms: BenchPlatform, tally: Tally, phases: Phases, *,
-                  start_at: float, answer_offset: float, choices: list[str]) -> None:
+                  start_at: float, answer_offset: float | None, choices: list[str]) -> None:
+    """Launch at ``start_at``; answer ``answer_offset`` s after everyone launched (None: don't)."""
     client = Client()
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
     begun = time.perf_counter()
@@ -142,6 +156,8 @@ async def learner(sub: str, tool: str, lms: BenchPlatform, tally: Tally, phases:
     finally:
         phases.one_launched()
     tally.launch_s.append(time.perf_counter() - begun)
+    if answer_offset is None:
+        return
     await phases.answers_from.wait()
     await asyncio.sleep(max(0.0, phases.t0 + answer_offset - time.perf_counter()))
     sent = time.perf_counter()
@@ -177,28 +193,113 @@ async def warm_up(tool: str, lms: BenchPlatform, workers: int, choices: list[str
         raise BenchSetupError(f"warm-up failed: {scratch.error_samples}")
 
 
-async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+async def drive(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace,
+                cpu: Any = lambda: 0.0) -> Tally:
     ramp_s, window_s, max_s = args.ramp, args.window, args.max_seconds
     tally = Tally()
     choices = [c.key for c in _checkpoint_choices()]
     await warm_up(tool, lms, args.workers, choices)
     now = time.perf_counter()
-    phases = Phases(n)
+    tally.cpu_s.append(cpu())
+    phases = Phases(n, on_all_launched=lambda: tally.cpu_s.append(cpu()))
     tasks = [
         asyncio.create_task(learner(
             f"{LEARNER_PREFIX}{i:05d}", tool, lms, tally, phases,
             start_at=now + random.uniform(0, ramp_s),
-            answer_offset=random.uniform(0, window_s) if window_s else 0.0, choices=choices))
+            answer_offset=None if args.launch_only
+            else (random.uniform(0, window_s) if window_s else 0.0), choices=choices))
         for i in range(n)
     ]
     done, pending = await asyncio.wait(tasks, timeout=max_s)
     tally.phase_s = time.perf_counter() - now
+    tally.cpu_s.append(cpu())
     for task in pending:
         task.cancel()
         tally.error("unfinished", f"stopped at --max-seconds {max_s}")
     if pending:
         await asyncio.wait(pending)
     return tally
+
+
+async def floor_user(client: Client, url: str, token: str, start_at: float, requests: int,
+                     took: list[float], ends: list[float], errors: list[str]) -> None:
+    await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
+    sent = time.perf_counter()
+    try:
+        for _ in range(requests):
+            answer = await client.post_json(url, {"choice": "a"},
+                                            headers={"Authorization": "Bearer " + token})
+            _expect("floor", answer, 201)
+    except (HttpError, StepFailed) as exc:
+        errors.append(str(exc))
+        return
+    took.append(time.perf_counter() - sent)
+    ends.append(time.perf_counter())
+
+
+async def drive_floor(server_url: str, secret: str, offsets: list[float],
+                      requests: int, cpu: Any = lambda: 0.0) -> dict[str, Any]:
+    """Learner i starts at ``offsets[i]`` and sends ``requests`` floor requests in turn."""
+    tokens = [seal(Launch(user_id=i + 1, placement_id=1, context_pk=1, is_instructor=False,
+                          launch_id=f"floor-{i}"), secret) for i in range(len(offsets))]
+    took: list[float] = []
+    ends: list[float] = []
+    errors: list[str] = []
+    cpu_before = cpu()
+    now = time.perf_counter()
+    await asyncio.gather(*(
+        floor_user(Client(), server_url + "/floor", token, now + offset, requests, took, ends,
+                   errors) for token, offset in zip(tokens, offsets, strict=True)))
+    first = now + min(offsets, default=0.0)
+    span = max(ends, default=first) - first
+    return {"users": len(offsets), "requests_each": requests, "ok": len(took),
+            "errors": len(errors), "error_samples": errors[:3],
+            "per_s": round(len(took) * requests / span, 1) if span > 0 else None,
+            "cpu_ms_per_request": round(1000 * (cpu() - cpu_before) / (len(took) * requests), 2)
+            if took else None,
+            **_results.percentiles_ms(took)}
+
+
+def measure_floor(url: str, tmp: Path, n: int,
+                  args: argparse.Namespace) -> dict[str, Any]:
+    """The floor in this run's two patterns (see the module docstring), on the same database."""
+    _floor.prepare(url)
+    server = start_gunicorn(url, tmp, args.workers, app="bench._floor:app",
+                            ready_path="/floor")
+    loop = asyncio.new_event_loop()
+    try:
+        floor: dict[str, Any] = {"launch": loop.run_until_complete(drive_floor(
+            server.url, server.secret, [random.uniform(0, args.ramp) for _ in range(n)], 3,
+            server.cpu_s))}
+        if not args.launch_only:
+            floor["answer"] = loop.run_until_complete(drive_floor(
+                server.url, server.secret,
+                [random.uniform(0, args.window) if args.window else 0.0 for _ in range(n)], 1,
+                server.cpu_s))
+    finally:
+        loop.close()
+        server.stop()
+    floor["recorded"] = _floor.count(url)
+    floor["sent"] = 3 * n + (0 if args.launch_only else n)
+    return floor
+
+
+def _ratio(ours: float | None, floor: float | None) -> float | None:
+    return round(ours / floor, 2) if ours and floor else None
+
+
+def over_floor(row: dict[str, Any]) -> dict[str, Any]:
+    """Our figures as multiples of the floor's (latency: ours / floor; throughput: floor /
+    ours, so 1.0 is "as fast as the floor" either way)."""
+    floor = row["floor"]
+    out = {"launch_p95": _ratio(row["launch"]["p95_ms"], floor["launch"]["p95_ms"]),
+           "launch_p99": _ratio(row["launch"]["p99_ms"], floor["launch"]["p99_ms"])}
+    if "answer" in floor:
+        out.update({
+            "answer_p50": _ratio(row["answer"]["p50_ms"], floor["answer"]["p50_ms"]),
+            "answer_p99": _ratio(row["answer"]["p99_ms"], floor["answer"]["p99_ms"]),
+            "answer_throughput": _ratio(floor["answer"]["per_s"], row["answers_per_s"])})
+    return out
 
 
 def _checkpoint_choices() -> list[Any]:
@@ -224,9 +325,10 @@ def recorded(database_url: str) -> tuple[int, int]:
     return attempts, outbox
 
 
-async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace) -> Tally:
+async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespace,
+                   cpu: Any) -> Tally:
     try:
-        return await drive(tool, lms, n, args)
+        return await drive(tool, lms, n, args, cpu)
     finally:
         await lms.stop()
 
@@ -248,7 +350,8 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
                 load_before = _results.loadavg()
                 started = time.perf_counter()
                 try:
-                    tally = loop.run_until_complete(_measure(server.url, lms, n, args))
+                    tally = loop.run_until_complete(_measure(server.url, lms, n, args,
+                                                             server.cpu_s))
                 finally:
                     wall = time.perf_counter() - started
                     server.stop()
@@ -258,11 +361,16 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
             if server.process.returncode not in (0, -15):
                 log.warning("gunicorn exited %s: %s", server.process.returncode,
                             server.log_path.read_text()[-1000:])
+            floor = measure_floor(url, tmp, n, args)
+    launch_cpu, answer_cpu = (
+        (tally.cpu_s[1] - tally.cpu_s[0], tally.cpu_s[2] - tally.cpu_s[1])
+        if len(tally.cpu_s) == 3 else (None, None))
     first = min((s for s, _ in tally.answer_times), default=0.0)
     last = max((d for _, d in tally.answer_times), default=0.0)
     span = last - first
-    return {
-        "bench": "checkpoint_load", "db": kind, "learners": n, "workers": args.workers,
+    row = {
+        "bench": "launch_load" if args.launch_only else "checkpoint_load", "db": kind,
+        "learners": n, "workers": args.workers,
         "ramp_s": args.ramp, "window_s": args.window,
         "answers_sent": tally.answers_sent, "answers_ok": tally.answers_ok,
         "answers_recorded": attempts, "scores_queued": outbox,
@@ -275,9 +383,16 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
         "answer": _results.percentiles_ms(tally.answer_s),
         "launch": _results.percentiles_ms(tally.launch_s),
         "jwks_fetches": lms.jwks_fetches, "wall_s": round(wall, 1),
+        # Service CPU (gunicorn master + workers) per launch (3 requests) and per answer.
+        "cpu_ms_per_launch": round(1000 * launch_cpu / len(tally.launch_s), 2)
+        if launch_cpu is not None and tally.launch_s else None,
+        "cpu_ms_per_answer": round(1000 * answer_cpu / tally.answers_ok, 2)
+        if answer_cpu is not None and tally.answers_ok else None,
         "loadavg_before": load_before, "loadavg_after": _results.loadavg(),
-        **_results.environment(),
+        "floor": floor, **_results.environment(),
     }
+    row["over_floor"] = over_floor(row)
+    return row
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
@@ -317,13 +432,24 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def show(row: dict[str, Any]) -> str:
-    a = row["answer"]
-    return (f"{row['db']:8} N={row['learners']:4}  answers {row['answers_ok']}/"
-            f"{row['answers_sent']} ok, recorded {row['answers_recorded']}, "
-            f"errors {row['errors']}  {row['answers_per_s']} answers/s "
-            f"({row['requests_per_s']} req/s overall)  answer p50 {a['p50_ms']} "
-            f"p95 {a['p95_ms']} p99 {a['p99_ms']} ms  launch p95 {row['launch']['p95_ms']} ms"
-            f"  load {row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
+    a, launch, floor, x = row["answer"], row["launch"], row["floor"], row["over_floor"]
+    fl = floor["launch"]
+    text = (f"{row['db']:8} N={row['learners']:4}  errors {row['errors']}  launch p50 "
+            f"{launch['p50_ms']} p95 {launch['p95_ms']} p99 {launch['p99_ms']} ms (floor, 3 "
+            f"requests: p95 {fl['p95_ms']} p99 {fl['p99_ms']} ms; x{x['launch_p95']} at p95); "
+            f"service CPU {row['cpu_ms_per_launch']} ms a launch (floor "
+            f"{fl['cpu_ms_per_request']} ms a request)")
+    if "answer" in floor:
+        fa = floor["answer"]
+        text += (f"\n{'':8} answers {row['answers_ok']}/{row['answers_sent']} ok, recorded "
+                 f"{row['answers_recorded']}: {row['answers_per_s']} answers/s (floor "
+                 f"{fa['per_s']}/s, x{x['answer_throughput']})  answer p50 {a['p50_ms']} p95 "
+                 f"{a['p95_ms']} p99 {a['p99_ms']} ms (floor p50 {fa['p50_ms']} p99 "
+                 f"{fa['p99_ms']} ms; x{x['answer_p50']} at p50); service CPU "
+                 f"{row['cpu_ms_per_answer']} ms an answer (floor {fa['cpu_ms_per_request']} ms)")
+    text += (f"\n{'':8} floor recorded {floor['recorded']}/{floor['sent']}; load "
+             f"{row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
+    return text
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -341,6 +467,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="stop a run that has not finished after this long")
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--results", type=Path, default=JSONL)
+    p.add_argument("--launch-only", action="store_true",
+                   help="launches only, no answers (bench/launch_load.py)")
     args = p.parse_args(argv)
     try:
         args.size_list = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -372,7 +500,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             _results.append(args.results, row)
             log.info("%s", show(row))
-            failed |= bool(row["errors"] or row["lost"])
+            floor = row["floor"]
+            failed |= bool(row["errors"] or row["lost"] or floor["recorded"] != floor["sent"])
+    if args.launch_only:
+        log.info("wrote %s", args.results)
+        return 1 if failed else 0
     plot(_results.read(args.results), args.results.with_suffix(".png"))
     log.info("wrote %s and %s", args.results, args.results.with_suffix(".png"))
     return 1 if failed else 0

@@ -118,33 +118,47 @@ def validate(root: Path | None) -> None:
               type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter",
                                  "hardcoded", "variant"]),
               help="Only items of this kind (repeatable).")
+@click.option("--no-cache", is_flag=True,
+              help="Run every item, even those that passed with the same inputs.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Cache file (default: $PATHWAYS_CHECK_CACHE or "
+              "~/.cache/pathways/course-check.json).")
 def check(root: Path | None, lesson_id: str | None, workers: int, timeout: float,
-          kinds: tuple[str, ...]) -> None:
-    """Run every code block and compare it with its recorded output."""
-    from course.tools.checking import ItemResult, plan, run_items
+          kinds: tuple[str, ...], no_cache: bool, cache_path: Path | None) -> None:
+    """Run every code block and compare it with its recorded output.
+
+    An item that passed with the same inputs (content, checks code, package versions) is not
+    run again: see course/tools/check_cache.py.
+    """
+    from course.tools.check_cache import CheckCache, default_path
+    from course.tools.checking import ItemResult, plan, run_items_cached
 
     loaded = _load(root, lesson_id)
     items = [i for i in plan(loaded, lesson_id) if not kinds or i.kind in kinds]
+    cache = None if no_cache else CheckCache(cache_path or default_path())
     click.echo(f"checking {len(items)} item(s) with {workers} worker(s)")
     done = 0
 
     def progress(result: ItemResult) -> None:
         nonlocal done
         done += 1
-        status = "pass" if result.ok else "FAIL"
+        status = "pass (cached)" if result.cached else "pass" if result.ok else "FAIL"
         note = f"  {result.detail}" if result.ok and result.detail else ""
         click.echo(f"[{done:>3}/{len(items)}] {status} {result.item.id} "
                    f"({result.seconds:.1f} s){note}")
 
-    results = run_items(items, workers=workers, timeout=timeout, on_result=progress)
+    results = run_items_cached(loaded, items, cache, workers=workers, timeout=timeout,
+                               on_result=progress)
     failures = [r for r in results if not r.ok]
     total = sum(r.seconds for r in results)
+    reused = sum(r.cached for r in results)
     if failures:
         click.echo(f"\n{len(failures)} of {len(results)} item(s) failed:", err=True)
         for result in failures:
             click.echo(f"- {result.item.id}: {result.detail}", err=True)
         sys.exit(1)
-    click.echo(f"all {len(results)} item(s) passed ({total:.1f} s of runs)")
+    click.echo(f"all {len(results)} item(s) passed ({total:.1f} s of runs"
+               + (f", {reused} unchanged since they passed" if reused else "") + ")")
 
 
 @course.command()

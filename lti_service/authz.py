@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from flask import Blueprint, abort, current_app, request
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .auth import SAFE_METHODS, Source, check_csrf, check_origin, load_launch
@@ -114,17 +115,16 @@ class Guard:
             if self.source == "page":
                 check_csrf(launch)
         session = db()
-        user = session.get(LmsUser, launch.user_id)
-        context = session.get(LmsContext, launch.context_pk)
-        if user is None or context is None:
-            abort(401, "this launch is no longer known: open the activity again from the LMS")
         placement_id: int | None = url_values.pop("placement_id", None)
+        user, context, loaded = _load(session, launch, placement_id)
         owned = self._owned(session, launch, url_values)
         if owned is not None:
             placement_id = owned.placement_id
         if placement_id is None:
             return Access(launch, user, context)
-        placement, item = _placement(session, launch, placement_id, rule)
+        if loaded is None or loaded.id != placement_id:
+            loaded = session.get(Placement, placement_id)
+        placement, item = _placement(launch, loaded, rule)
         return PlacementAccess(launch, user, context, placement, item,
                                owned.obj if owned else None)
 
@@ -139,9 +139,30 @@ class Guard:
         return None
 
 
-def _placement(session: Session, launch: Launch, placement_id: int,
+def _load(session: Session, launch: Launch,
+          placement_id: int | None) -> tuple[LmsUser, LmsContext, Placement | None]:
+    """The launch's user and course, and the URL's placement, in one query (401 when the launch
+    names rows that are gone).
+
+    One statement instead of three on every guarded request (the placement is None when the
+    URL names none or no such row exists).
+    """
+    entities: list[Any] = [LmsUser, LmsContext]
+    if placement_id is not None:
+        entities.append(Placement)
+    query = (select(*entities).select_from(LmsUser)
+             .join(LmsContext, LmsContext.id == launch.context_pk)
+             .where(LmsUser.id == launch.user_id))
+    if placement_id is not None:
+        query = query.outerjoin(Placement, Placement.id == placement_id)
+    row = session.execute(query).first()
+    if row is None:
+        abort(401, "this launch is no longer known: open the activity again from the LMS")
+    return row[0], row[1], (row[2] if placement_id is not None else None)
+
+
+def _placement(launch: Launch, placement: Placement | None,
                rule: Rule) -> tuple[Placement, ContentItem]:
-    placement = session.get(Placement, placement_id)
     if placement is None or placement.context_id != launch.context_pk:
         abort(404, "no such activity in this course: open it again from the LMS")
     if not launch.is_instructor and placement.id != launch.placement_id:

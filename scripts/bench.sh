@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `make bench`: every bench/ script in turn at a small size (well under 10 minutes on 2 cores),
-# then bench/report.py rewrites the README's "Latest benchmark figures" from bench/results/.
-# Full sizes: `.venv/bin/python bench/checkpoint_load.py` (50, 200, 500 learners), see
-# bench/README.md. PostgreSQL: TEST_DATABASE_URL, else the loopback server of
+# `make bench`: every bench/ script in turn (about 10 minutes on 2 cores), then bench/report.py
+# rewrites the README's "Latest benchmark figures" from bench/results/. Launches and answers run
+# at the issue's sizes (200 and 500 launching within 5 s; 200 answers at one instant and over
+# 10 s), each beside its floor (bench/_floor.py) measured in the same run; see bench/README.md. PostgreSQL: TEST_DATABASE_URL, else the loopback server of
 # deploy/local/services.sh (started here, and stopped after, if it is not running).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,8 @@ run() {
 }
 run bench/course_tools.py --skip-check
 run bench/grading.py --submissions 8 --workers 1,2
-run bench/checkpoint_load.py --db both --sizes 50,200
+run bench/launch_load.py --db both --sizes 200,500
+run bench/checkpoint_load.py --db both --sizes 200 --window 0
+run bench/checkpoint_load.py --db both --sizes 200
 $PY -P bench/report.py
 exit "$status"

@@ -35,6 +35,7 @@ from course.checks import (
 from course.checks import run_checks as grade
 from course.model import Course, Exercise, Lesson
 from course.submission import submission_for
+from course.tools.check_cache import CheckCache, item_keys
 from course.tools.compare import first_difference, output_diff
 from course.tools.execute import DEFAULT_TIMEOUT_S, RunResult, run_python
 
@@ -66,6 +67,8 @@ class ItemResult:
     ok: bool
     seconds: float
     detail: str = ""
+    cached: bool = False
+    """Passed before with the same inputs (``check_cache``): not run this time."""
 
 
 def plan(course: Course, lesson_id: str | None = None) -> list[Item]:
@@ -347,3 +350,30 @@ def run_items(items: Iterable[Item], *, workers: int = 2, timeout: float = DEFAU
                 on_result(result)
     order = {item.id: index for index, item in enumerate(items)}
     return sorted(results, key=lambda r: order[r.item.id])
+
+
+def run_items_cached(course: Course, items: Iterable[Item], cache: CheckCache | None, *,
+                     workers: int = 2, timeout: float = DEFAULT_TIMEOUT_S,
+                     on_result: Callable[[ItemResult], None] | None = None) -> list[ItemResult]:
+    """``run_items``, skipping items whose last pass had the same key; records new outcomes."""
+    items = list(items)
+    if cache is None:
+        return run_items(items, workers=workers, timeout=timeout, on_result=on_result)
+    keys = item_keys(course, [(item.id, item.lesson) for item in items])
+    results: list[ItemResult] = []
+    to_run: list[Item] = []
+    for item in items:
+        if cache.fresh(item.id, keys[item.id]):
+            result = ItemResult(item, True, 0.0, "unchanged since it passed", cached=True)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+        else:
+            to_run.append(item)
+    ran = run_items(to_run, workers=workers, timeout=timeout, on_result=on_result)
+    for result in ran:
+        cache.record(result.item.id, keys[result.item.id], result.ok)
+    if ran:
+        cache.save()
+    order = {item.id: index for index, item in enumerate(items)}
+    return sorted([*results, *ran], key=lambda r: order[r.item.id])

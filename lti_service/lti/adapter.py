@@ -41,7 +41,7 @@ from pylti1p3.lineitem import LineItem
 from sqlalchemy.orm import Session
 
 from ..extensions import state
-from ..services import outbound
+from ..services import keysets, outbound
 from ..services.content import ContentItem
 from ..services.errors import LaunchRejected, excerpt
 from . import claims
@@ -91,16 +91,55 @@ class PartitionedCookieService(FlaskCookieService):
 
 
 class ToolMessageLaunch(FlaskMessageLaunch):
-    def fetch_public_key(self, key_set_url: str) -> Any:
-        """The platform's key set through the guarded outbound fetch (``services.outbound``).
+    """pylti1p3's launch with the tool's key-set cache, stricter claims and fewer writes.
 
-        pylti1p3's own fetch follows any redirect, has no timeout or size cap, and echoes the
-        answer's body and the network error in its message.
-        """
+    Writes per launch: the launch body is kept only for deep-linking requests (the picker's
+    response needs it, ``restore``); a resource-link launch's token carries all later requests
+    need. The "state already validated" mark pylti1p3 writes is never read here (the state must
+    match the state cookie; ``new_window_url`` covers a blocked cookie), so it is not written.
+    """
+
+    key_sets: keysets.KeySets | None = None
+
+    def fetch_public_key(self, key_set_url: str) -> Any:
+        """The platform's key set: cached (``services.keysets``), else through the guarded
+        outbound fetch (``services.outbound``)."""
+        if self.key_sets is None:
+            return guarded_fetch(key_set_url)
+        return self.key_sets.get(key_set_url)
+
+    def get_public_key(self) -> tuple[str, str]:
+        """pylti1p3's lookup; a kid the cached set lacks refreshes the set once (rotation)."""
         try:
-            return outbound.fetch_json(key_set_url, outbound.policy(state().config))
-        except outbound.OutboundRefused as exc:
-            raise LtiException(f"the platform's key set: {exc.message}") from None
+            return super().get_public_key()
+        except LtiException:
+            kid = self._jwt.get("header", {}).get("kid")
+            assert self._registration is not None
+            url = self._registration.get_key_set_url()
+            if self.key_sets is None or not kid or not url:
+                raise
+            cached = self._registration.get_key_set()
+            if cached is not None and keysets.has_kid(cached, kid):
+                raise  # the kid is known: the failure is not a stale cache
+            fresh = self.key_sets.refresh(url)
+            if fresh is None:
+                raise
+            self._registration.set_key_set(fresh)
+            return super().get_public_key()
+
+    def validate_state(self) -> ToolMessageLaunch:
+        """The state must equal the state cookie (no storage read: see the class docstring)."""
+        given = self._get_request_param("state")
+        if not given:
+            raise LtiException("Missing state param")
+        if self._cookie_service.get_cookie(given) != given:
+            raise LtiException("State not found")
+        return self
+
+    def save_launch_data(self) -> ToolMessageLaunch:
+        if self._get_jwt_body().get(CLAIM + "message_type") == "LtiDeepLinkingRequest":
+            self._session_service.save_launch_data(self._launch_id, self._jwt["body"])
+        return self
 
     def get_client_id(self) -> str:
         """OIDC core 3.1.3.7: with several audiences, ``azp`` names the client the token is for
@@ -125,6 +164,15 @@ class ToolMessageLaunch(FlaskMessageLaunch):
         assert self._registration is not None
         check_claims(dict(self._jwt["body"]), str(self._registration.get_client_id()))
         return self
+
+
+def guarded_fetch(key_set_url: str) -> Any:
+    """The key set through ``services.outbound``: pylti1p3's own fetch follows any redirect, has
+    no timeout or size cap, and echoes the answer's body and the network error in its message."""
+    try:
+        return outbound.fetch_json(key_set_url, outbound.policy(state().config))
+    except outbound.OutboundRefused as exc:
+        raise LtiException(f"the platform's key set: {exc.message}") from None
 
 
 def _said(exc: Exception, limit: int = 300) -> str:
@@ -170,6 +218,7 @@ def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
     claims.check_launch_form(request.form.get("id_token"), request.form.get("state"))
     req, conf, storage = _parts(db)
     message = ToolMessageLaunch(req, conf, launch_data_storage=storage)
+    message.key_sets = keysets.KeySets(db, guarded_fetch)
     try:
         body = dict(message.get_launch_data())
     except LtiException as exc:
@@ -204,7 +253,13 @@ def deep_link_form(
     A lesson is an ungraded link (no line item, so no empty gradebook column) unless
     ``graded_lessons``: then its checkpoint answers score it, as a completion score.
     """
-    message = restore(db, launch_id)
+    try:
+        message = restore(db, launch_id)
+    except LaunchRejected:
+        # Only deep-linking launches keep their launch data (ToolMessageLaunch.save_launch_data).
+        raise LaunchRejected("this launch is not a deep-linking request (or no longer known): "
+                             "add content from the LMS's 'add an external tool' dialog, which "
+                             "opens the picker") from None
     if not message.is_deep_link_launch():
         raise LaunchRejected("this launch is not a deep-linking request: add content from the "
                              "LMS's 'add an external tool' dialog, which opens the picker")

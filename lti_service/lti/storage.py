@@ -7,13 +7,12 @@ so a rejected launch rolls them back with everything else.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from sqlalchemy.orm import Session
 
-from ..models import LtiStorage, utcnow
+from ..services import kv
 
 
 class DbLaunchDataStorage(LaunchDataStorage[Any]):
@@ -27,15 +26,10 @@ class DbLaunchDataStorage(LaunchDataStorage[Any]):
         return True
 
     def get_value(self, key: str) -> Any:
-        row = self._db.get(LtiStorage, self._prepare_key(key))
-        if row is None or (row.expires_at is not None and row.expires_at < utcnow()):
-            return None
-        return row.value
+        return kv.get(self._db, self._prepare_key(key))
 
     def set_value(self, key: str, value: Any, exp: int | None = None) -> None:
-        expires = utcnow() + timedelta(seconds=exp) if exp else None
-        self._db.merge(LtiStorage(key=self._prepare_key(key), value=value, expires_at=expires))
-        self._db.flush()
+        kv.put(self._db, self._prepare_key(key), value, exp)
 
     def check_value(self, key: str) -> bool:
         return self.get_value(key) is not None

@@ -1,6 +1,8 @@
 """Registrations from the database through pylti1p3's ``ToolConfAbstract``.
 
 Every issuer is treated as "many client ids" so one LMS can hold several registrations.
+pylti1p3 asks for the registration and the deployment several times per launch; the platform row
+is looked up once per request session (memo in ``session.info``, which ends with the request).
 """
 
 from __future__ import annotations
@@ -17,10 +19,33 @@ from ..models import Deployment, Platform
 from ..services import keys
 
 
+class DbRegistration(Registration):
+    """A registration whose tool key is read only when something signs with it (a deep-link
+    response, a service token request): an OIDC login and a launch never do, and each read
+    the key row for nothing."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self._session = session
+
+    def _load_key(self) -> None:
+        if self._tool_private_key is None:
+            key = keys.current_key(self._session)
+            self.set_tool_private_key(key.private_pem)
+            self.set_tool_public_key(key.public_pem)
+
+    def get_tool_private_key(self) -> str | None:
+        self._load_key()
+        return super().get_tool_private_key()
+
+    def get_tool_public_key(self) -> Any:
+        self._load_key()
+        return super().get_tool_public_key()
+
+
 def registration_for(session: Session, platform: Platform) -> Registration:
-    """A pylti1p3 Registration signed with the tool's current key."""
-    key = keys.current_key(session)
-    reg = Registration()
+    """A pylti1p3 Registration signed with the tool's current key (read when first used)."""
+    reg = DbRegistration(session)
     reg.set_issuer(platform.issuer)
     reg.set_client_id(platform.client_id)
     reg.set_auth_login_url(platform.auth_login_url)
@@ -28,8 +53,6 @@ def registration_for(session: Session, platform: Platform) -> Registration:
     reg.set_key_set_url(platform.key_set_url)
     if platform.auth_audience:
         reg.set_auth_audience(platform.auth_audience)
-    reg.set_tool_private_key(key.private_pem)
-    reg.set_tool_public_key(key.public_pem)
     return reg
 
 
@@ -44,12 +67,17 @@ class DbToolConf(ToolConfAbstract):  # type: ignore[type-arg]
         return True
 
     def platform(self, iss: str, client_id: str | None) -> Platform | None:
-        query = select(Platform).where(Platform.issuer == iss)
-        if client_id:
-            query = query.where(Platform.client_id == client_id)
-        rows = list(self._session.scalars(query))
-        # Without a client id (optional in OIDC login initiation) the issuer must be unambiguous.
-        return rows[0] if len(rows) == 1 else None
+        memo: dict[tuple[str, str | None], Platform | None] = self._session.info.setdefault(
+            "pathways_platforms", {})
+        if (iss, client_id) not in memo:
+            query = select(Platform).where(Platform.issuer == iss)
+            if client_id:
+                query = query.where(Platform.client_id == client_id)
+            rows = list(self._session.scalars(query))
+            # Without a client id (optional in OIDC login initiation) the issuer must be
+            # unambiguous.
+            memo[(iss, client_id)] = rows[0] if len(rows) == 1 else None
+        return memo[(iss, client_id)]
 
     def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
         return self.find_registration_by_params(iss, None, *args, **kwargs)

@@ -18,7 +18,7 @@ from werkzeug.wrappers import Response
 from ..auth import Launch, issue_token
 from ..authz import INSTRUCTOR, Access, Guard
 from ..extensions import db, state
-from ..services import content, housekeeping, invites, keys, launches, outbound, registration
+from ..services import content, invites, keys, launches, outbound, registration
 from ..services.errors import LaunchRejected, ServiceError, excerpt
 from . import adapter
 
@@ -36,8 +36,10 @@ def launch_url() -> str:
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Response:
     session = db()
-    keys.current_key(session)
-    housekeeping.purge(session)
+    # The tool key is made here on a fresh install, then not read again (a login signs
+    # nothing); expired protocol rows are purged by `pathways consumer`
+    # (services.housekeeping): a login only writes its nonce and state.
+    keys.ensure_key(session)
     response = adapter.login(session, launch_url())
     session.commit()
     return response

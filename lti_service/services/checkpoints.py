@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from course.model import Checkpoint
@@ -70,12 +70,10 @@ def answer(
         keys = ", ".join(c.key for c in checkpoint.choices)
         raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
                            f"({keys})", field="choice")
-    used = session.scalar(
-        select(func.count()).select_from(CheckpointAttempt).where(
-            CheckpointAttempt.placement_id == placement.id, CheckpointAttempt.user_id == user.id
-        )
-    ) or 0
-    if used >= placement.max_attempts:
+    # One read of the learner's attempts serves the limit and the counted score (the count and
+    # the history re-read were the same rows).
+    earlier = attempts_of(session, placement.id, user.id)
+    if len(earlier) >= placement.max_attempts:
         raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
     attempt = CheckpointAttempt(
         placement_id=placement.id,
@@ -83,11 +81,11 @@ def answer(
         checkpoint_id=checkpoint.id,
         choice=picked.key,
         correct=picked.correct,
-        attempt_number=used + 1,
+        attempt_number=len(earlier) + 1,
     )
     session.add(attempt)
     session.flush()
-    history = attempts_of(session, placement.id, user.id)
+    history = [*earlier, attempt]
     score = counted(history, placement.counting)
     left = placement.max_attempts - len(history)
     done = score == 1.0 or left == 0

@@ -89,5 +89,25 @@ def expand_lessons(course: Course, lesson_ids: list[str]) -> list[str]:
     return [item.content_id for item in items(course) if item.lesson.id in wanted]
 
 
+# content id -> item, per loaded course: a launch and every guarded request look an item up,
+# and listing every placeable of the course each time was ~3 ms of CPU. Courses are loaded
+# once and not changed afterwards; the course is kept with its index so an id is never reused.
+_INDEXES: dict[int, tuple[Course, dict[str, ContentItem]]] = {}
+_MAX_INDEXES = 16
+
+
+def _index(course: Course) -> dict[str, ContentItem]:
+    hit = _INDEXES.get(id(course))
+    if hit is None or hit[0] is not course:
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        index: dict[str, ContentItem] = {}
+        for item in items(course):
+            index.setdefault(item.content_id, item)  # the first, as a scan would find
+        hit = (course, index)
+        _INDEXES[id(course)] = hit
+    return hit[1]
+
+
 def find(course: Course, content_id: str) -> ContentItem | None:
-    return next((i for i in items(course) if i.content_id == content_id), None)
+    return _index(course).get(content_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -41,10 +42,36 @@ def public_jwk(public_pem: str) -> dict[str, Any]:
     return jwk
 
 
+MEMO = "pathways_tool_key"
+# Databases this process has seen a committed signing key in: keys are rotated, never all
+# removed, so once seen, ``ensure_key`` does not look again.
+_HAVE_KEY: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def ensure_key(session: Session) -> None:
+    """Make the signing key on a fresh install (the caller commits), so the tool's JWKS has it
+    before anything is signed; one query per process and database, not one per login."""
+    bind = session.get_bind()
+    if bind in _HAVE_KEY:
+        return
+    if session.scalars(select(ToolKey.id).where(ToolKey.current.is_(True))).first() is None:
+        current_key(session)
+    else:
+        _HAVE_KEY.add(bind)
+
+
 def current_key(session: Session) -> ToolKey:
-    """The signing key, created on first use so a fresh install can launch at once."""
-    key = session.scalars(select(ToolKey).where(ToolKey.current.is_(True))).first()
-    return key if key is not None else rotate(session)
+    """The signing key, created on first use so a fresh install can launch at once.
+
+    Read once per session (memo in ``session.info``; ``rotate`` replaces it): a login and a
+    launch each asked for it twice.
+    """
+    key = session.info.get(MEMO)
+    if key is None or key not in session:  # not read yet, or rolled back
+        key = session.scalars(select(ToolKey).where(ToolKey.current.is_(True))).first()
+        key = key if key is not None else rotate(session)
+        session.info[MEMO] = key
+    return key
 
 
 def rotate(session: Session) -> ToolKey:
@@ -69,6 +96,7 @@ def rotate(session: Session) -> ToolKey:
     )
     session.add(key)
     session.flush()
+    session.info[MEMO] = key
     log.info("tool key rotated: new kid %s", key.kid)
     return key
 

@@ -1,7 +1,9 @@
 """Record what a validated launch tells us: the user, the LMS course, the placement, the nonce.
 
 Runs after every protocol check passed, inside the request's transaction; the nonce insert is
-last, so a replayed launch fails on the unique key and rolls back everything.
+last, so a replayed launch fails on the unique key and the caller rolls back everything (no
+savepoint: nothing of a refused launch is kept). A repeat launch of a known user, course and
+link writes only the nonce; rows change only when a claim did.
 """
 
 from __future__ import annotations
@@ -101,11 +103,19 @@ def record_launch(
     email = body.get("email")
     if isinstance(email, str) and 0 < len(email) <= 255:  # a longer one is no address
         user.email = email
-    context = session.scalar(
-        select(LmsContext).where(
-            LmsContext.platform_id == platform.id, LmsContext.context_id == context_claim["id"]
-        )
-    )
+    is_link = body.get(CLAIM + "message_type") == "LtiResourceLinkRequest"
+    link_id = body[CLAIM + "resource_link"]["id"] if is_link else None
+    # The course and, for a link, its placement in one query (a lecture hall's launches all
+    # find both).
+    query = select(LmsContext).where(LmsContext.platform_id == platform.id,
+                                     LmsContext.context_id == context_claim["id"])
+    if is_link:
+        query = query.add_columns(Placement).outerjoin(
+            Placement, (Placement.context_id == LmsContext.id)
+            & (Placement.resource_link_id == link_id))
+    found = session.execute(query).first()
+    context = found[0] if found else None
+    placement: Placement | None = found[1] if found and is_link else None
     if context is None:
         context = LmsContext(platform_id=platform.id, context_id=context_claim["id"])
         session.add(context)
@@ -116,17 +126,10 @@ def record_launch(
         context.memberships_url = nrps["context_memberships_url"]
     session.flush()
 
-    placement = None
     content_id = None
-    if body.get(CLAIM + "message_type") == "LtiResourceLinkRequest":
-        link_id = body[CLAIM + "resource_link"]["id"]
+    if is_link:
         custom = body.get(CLAIM + "custom") or {}
         ags = body.get(AGS_CLAIM) or {}
-        placement = session.scalar(
-            select(Placement).where(
-                Placement.context_id == context.id, Placement.resource_link_id == link_id
-            )
-        )
         content_id = custom.get("content_id") or (placement.content_id if placement else None)
         if not content_id:
             raise LaunchRejected(
@@ -159,8 +162,8 @@ def record_launch(
         session.flush()
 
     try:
-        with session.begin_nested():
-            session.add(UsedNonce(platform_id=platform.id, nonce=str(body["nonce"])))
+        session.add(UsedNonce(platform_id=platform.id, nonce=str(body["nonce"])))
+        session.flush()
     except IntegrityError as exc:
         raise LaunchRejected("this launch was already used (nonce replay): launch again "
                              "from the LMS") from exc

@@ -17,9 +17,11 @@ import click
               help="Seconds between reaper passes over expired leases.")
 @click.option("--outbox-every", type=float, default=5.0, show_default=True,
               help="Seconds between score outbox deliveries.")
+@click.option("--housekeeping-every", type=float, default=60.0, show_default=True,
+              help="Seconds between purges of expired LTI launch data and old nonces.")
 @click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="INFO", show_default=True)
 def consumer(database_url: str | None, reap_every: float, outbox_every: float,
-             log_level: str) -> None:
+             housekeeping_every: float, log_level: str) -> None:
     """Run the service side of grading until SIGTERM."""
     from grading_contract.config import load_queue_config
     from grading_contract.queues import Queues
@@ -35,7 +37,8 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     engine = make_engine(cfg.database_url)
     loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()),
                            GradingSettings.from_config(cfg), reap_every_s=reap_every,
-                           outbox_every_s=outbox_every, deliver=deliver_due)
+                           outbox_every_s=outbox_every, housekeeping_every_s=housekeeping_every,
+                           deliver=deliver_due)
     try:
         loop.run()
     finally:

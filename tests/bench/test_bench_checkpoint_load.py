@@ -21,7 +21,12 @@ def _check_line(row: dict, db: str) -> None:
     assert row["errors"] == 0, row["error_samples"]
     assert row["answers_sent"] == row["answers_ok"] == row["answers_recorded"] == 5
     assert row["scores_queued"] == 5 and row["lost"] == 0
-    assert row["jwks_fetches"] >= 5  # every launch checked its signature against our JWKS
+    # Every launch checked its signature against the JWKS, fetched once (the key-set cache).
+    assert row["jwks_fetches"] == 1
+    floor = row["floor"]
+    assert floor["recorded"] == floor["sent"] == 4 * 5
+    assert floor["answer"]["ok"] == floor["launch"]["ok"] == 5
+    assert floor["answer"]["per_s"] > 0 and row["over_floor"]["answer_p50"] > 0
     for key in ("p50_ms", "p95_ms", "p99_ms"):
         assert 0 < row["answer"][key] < 60_000
     assert len(row["loadavg_before"]) == 3
@@ -61,6 +66,19 @@ def test_postgres_run_records_every_answer(run_bench, tmp_path: Path, postgres_u
     out = _run(run_bench, tmp_path, "postgres", env={"TEST_DATABASE_URL": postgres_url})
     [row] = json_lines(out)
     _check_line(row, "postgres")
+
+
+def test_launch_bench_measures_launches_and_their_floor(run_bench, tmp_path: Path) -> None:
+    out = tmp_path / "results" / "launch_load.jsonl"
+    done = run_bench("launch_load.py", "--db", "sqlite", "--sizes", "4", "--ramp", "0.5",
+                     "--max-seconds", "120", "--results", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [row] = json_lines(out)
+    assert (row["bench"], row["learners"], row["errors"]) == ("launch_load", 4, 0)
+    assert row["answers_sent"] == 0 and row["jwks_fetches"] == 1
+    assert row["launch"]["p95_ms"] > 0 and row["floor"]["launch"]["ok"] == 4
+    assert "answer" not in row["floor"] and row["floor"]["recorded"] == 12
+    assert row["over_floor"]["launch_p95"] > 0
 
 
 def test_report_refuses_a_damaged_results_line(run_bench, tmp_path: Path) -> None:

@@ -12,6 +12,14 @@ from course import CONTENT_ROOT
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
 
 
+@pytest.fixture(autouse=True)
+def private_check_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own `course check` cache: a pass cached by another run must not hide a run."""
+    path = tmp_path / "check-cache.json"
+    monkeypatch.setenv("PATHWAYS_CHECK_CACHE", str(path))
+    return path
+
+
 @pytest.fixture
 def content_copy(tmp_path: Path) -> Path:
     """A copy of the whole content tree that a test may edit or break."""

@@ -173,3 +173,53 @@ def test_one_lesson_can_be_worked_on_while_another_is_broken(content_copy: Path)
     broken = runner.invoke(course, ["check", "--root", str(content_copy), "--lesson",
                                     "arrays-01"])
     assert broken.exit_code == 1 and "minuets" in broken.output
+
+
+@pytest.mark.slow
+def test_check_reuses_passes_until_an_input_changes(lesson04_course: Path,
+                                                    private_check_cache: Path):
+    """The no-change `course check` runs nothing; a changed lesson file runs its items again,
+    a failure is never cached, and --no-cache runs everything."""
+    runner = CliRunner()
+    args = ["check", "--root", str(lesson04_course), "--kind", "main", "--kind", "build"]
+    first = runner.invoke(course, args)
+    assert first.exit_code == 0, first.output
+    assert "pass arrays-04/main" in first.output and "(cached)" not in first.output
+    assert private_check_cache.is_file()
+
+    again = runner.invoke(course, args)
+    assert again.exit_code == 0, again.output
+    assert "pass (cached) arrays-04/main" in again.output
+    assert "pass (cached) arrays-04/build" in again.output
+    assert "2 unchanged since they passed" in again.output
+
+    forced = runner.invoke(course, [*args, "--no-cache"])
+    assert forced.exit_code == 0 and "(cached)" not in forced.output
+
+    main = lesson04_course / LESSON_04 / "code/main.py"
+    main.write_text(main.read_text().replace('print("Set:", y)', 'print("Set now:", y)'))
+    drifted = runner.invoke(course, args)
+    assert drifted.exit_code == 1 and "FAIL arrays-04/main" in drifted.output
+    assert "pass (cached)" not in drifted.output  # the lesson changed: both items ran
+    assert runner.invoke(course, args).exit_code == 1  # a failure is never cached
+
+
+def test_check_cache_key_follows_content_checks_and_versions(lesson04_course: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    from course.tools import check_cache
+
+    course_ = load_course(lesson04_course)
+    lesson = course_.lesson("arrays-04")
+    pairs = [("arrays-04/main", lesson), ("arrays-04/build", lesson)]
+    keys = check_cache.item_keys(course_, pairs)
+    assert keys == check_cache.item_keys(course_, pairs)  # stable
+    assert keys["arrays-04/main"] != keys["arrays-04/build"]  # per item
+
+    shared = lesson04_course / "course.yaml"
+    shared.write_text(shared.read_text() + "\n")
+    assert check_cache.item_keys(course_, pairs) != keys  # a shared content file
+    shared.write_text(shared.read_text()[:-1])
+    assert check_cache.item_keys(course_, pairs) == keys
+
+    monkeypatch.setattr(check_cache, "checks_hash", lambda: "other checks or versions")
+    assert check_cache.item_keys(course_, pairs) != keys

@@ -240,16 +240,38 @@ def test_blocked_cookies_get_a_new_window_that_works(sqlite_stack) -> None:  # t
     assert counts(stack)["placements"] == before["placements"] + 1
 
 
-def test_expired_protocol_rows_are_purged_at_login(sqlite_stack) -> None:  # type: ignore[no-untyped-def]
+def test_expired_protocol_rows_are_purged_by_the_consumer_timer(sqlite_stack,  # type: ignore[no-untyped-def]
+                                                                 tmp_path) -> None:
+    """Housekeeping left the login path (two DELETEs before every learner) for the consumer's
+    timer: one pass of its loop drops expired launch data and replay-proof old nonces only."""
     from datetime import timedelta
 
-    from lti_service.models import LtiStorage, utcnow
+    from grader_worker.config import load_config
+    from grading_contract.queues import Queues
+    from lti_service.extensions import state
+    from lti_service.models import LtiStorage, Platform, utcnow
+    from lti_service.submissions.consumer import ResultsConsumer
+    from lti_service.submissions.settings import GradingSettings
 
     stack = sqlite_stack
     with stack.db() as session:
-        session.add(LtiStorage(key="lti1p3-old", value=True,
-                               expires_at=utcnow() - timedelta(seconds=1)))
+        platform_id = session.scalars(select(Platform.id)).one()
+        session.add_all([
+            LtiStorage(key="lti1p3-old", value=True, expires_at=utcnow() - timedelta(seconds=1)),
+            LtiStorage(key="lti1p3-live", value=True, expires_at=utcnow() + timedelta(hours=1)),
+            UsedNonce(platform_id=platform_id, nonce="old", used_at=utcnow() - timedelta(days=2)),
+            UsedNonce(platform_id=platform_id, nonce="recent", used_at=utcnow()),
+        ])
         session.commit()
     login(stack, Browser())
     with stack.db() as session:
+        assert session.get(LtiStorage, "lti1p3-old") is not None  # a login no longer purges
+    queues = Queues(load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "queues"),
+                                 "PATHWAYS_QUEUE_PREFIX": "hk-"}))
+    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+                               deliver=lambda _s: consumer.stopping.set() or 0)
+    consumer.run(idle_sleep_s=0.01)
+    with stack.db() as session:
         assert session.get(LtiStorage, "lti1p3-old") is None
+        assert session.get(LtiStorage, "lti1p3-live") is not None
+        assert set(session.scalars(select(UsedNonce.nonce))) == {"recent"}

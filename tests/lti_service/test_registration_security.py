@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from lti_stack import Stack
 from probe_server import ProbeServer, raw_listener
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from devlms import create_app as create_lms
 from devlms.browser import Browser
 from devlms.server import LiveServer, free_port
 from lti_service.extensions import state
-from lti_service.models import LmsUser, Platform, RegistrationInvite, utcnow
-from lti_service.services import invites
+from lti_service.models import LmsUser, LtiStorage, Platform, RegistrationInvite, utcnow
+from lti_service.services import invites, keysets
 from lti_service.services.outbound import FAILED
 from lti_service.services.platforms import update_platform
 from lti_service.services.registration import TOOL_CONFIG
@@ -203,6 +203,9 @@ def test_launch_key_set_fetch_is_guarded(sqlite_stack: Stack, probe: ProbeServer
             return len(list(session.scalars(select(LmsUser))))
 
     users = launched_users()
+    with stack.db() as session:  # a cold key-set cache (services.keysets): the fetch happens
+        session.execute(delete(LtiStorage).where(LtiStorage.key.startswith(keysets.KEY_PREFIX)))
+        session.commit()
     config.outbound_allow_private = False
     refused = stack.launch(Browser(), link["id"], "alice")
     assert refused.status_code == 400 and FAILED in refused.text
