@@ -4,11 +4,15 @@ the attempt records the variant, and the instructor's distribution counts choice
 
 from __future__ import annotations
 
+import csv
 import html
+import io
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 import requests
@@ -93,6 +97,10 @@ def test_learners_see_and_are_graded_against_their_own_variant(real_stack: Stack
                                                          (right, True)]
         expected.update([theirs, "c", right])
         assert [r.variant for r in rows] == [dict(mine.variant)] * 3
+        token = parse_qs(urlparse(page.url).query)["lt"][0]
+        own = requests.get(f"{stack.tool_url}/api/placements/{placement.id}/my-attempts",
+                           headers={"X-Pathways-Launch": token}, timeout=30).json()
+        assert [a["variant"] for a in own["attempts"]] == [dict(mine.variant)] * 3
 
     # The instructor's distribution counts answers by choice key, whatever the variant.
     teacher = Browser()
@@ -103,3 +111,7 @@ def test_learners_see_and_are_graded_against_their_own_variant(real_stack: Stack
     figure = figure[:figure.index("</figure>")]
     counts = dict(re.findall(r'data-key="([a-z])" data-count="(\d+)"', figure))
     assert counts == {key: str(expected[key]) for key in "abcde"}
+    export = teacher.get(f"{stack.tool_url}/instructor/class.csv?lt={lt}").text
+    answered = {(r["user_id"], r["variant"]) for r in csv.DictReader(io.StringIO(export))
+                if r["content_id"] == placement.content_id}
+    assert answered == {(sub, json.dumps(dict(cp.variant))) for sub, (_, _, cp) in pair.items()}
