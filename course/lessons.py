@@ -285,8 +285,7 @@ def load_lesson(folder: Path, id_prefix: str, out_root: Path,
     evidence = out.read(folder / "evidence.md", "evidence.md",
                         "write the evidence template (Markdown) the learner fills in")
     cp = fm["checkpoint"]
-    checkpoint = Checkpoint(f"{fm['id']}.checkpoint", cp["question"],
-                            tuple(Choice(**c) for c in cp["choices"]), cp["explanation"])
+    checkpoint = _checkpoint(fm["id"], cp)
     if main is None or evidence is None:
         return None
     return Lesson(
@@ -302,3 +301,15 @@ def load_lesson(folder: Path, id_prefix: str, out_root: Path,
         references=tuple(Reference(r["title"], r["url"]) for r in fm["references"]),
         dir=folder,
     )
+
+
+def _checkpoint(lesson_id: str, cp: dict[str, Any]) -> Checkpoint:
+    """The checkpoint model; a parametrised one holds its default variant (``for_variant``)."""
+    choices = tuple(
+        Choice(c["key"], c["text"], bool(c.get("correct")), c["feedback"],
+               None if "correct_when" not in c else
+               tuple((n, tuple(v)) for n, v in c["correct_when"].items()))
+        for c in cp["choices"])
+    params = tuple((n, tuple(v)) for n, v in (cp.get("params") or {}).items())
+    return Checkpoint(f"{lesson_id}.checkpoint", cp["question"], choices, cp["explanation"],
+                      params=params).for_variant()

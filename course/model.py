@@ -113,14 +113,34 @@ class Choice:
     text: str
     correct: bool
     feedback: str
+    correct_when: tuple[tuple[str, tuple[Any, ...]], ...] | None = None
+    """Correct exactly in the variants whose parameters each take one of these values (a
+    parametrised checkpoint's choice); None: ``correct`` holds in every variant."""
+
+    def correct_in(self, variant: dict[str, Any]) -> bool:
+        if self.correct_when is None:
+            return self.correct
+        return all(variant.get(name) in values for name, values in self.correct_when)
 
 
 @dataclass(frozen=True)
 class Checkpoint:
+    """A multiple-choice question. A parametrised one declares ``params``; its fields then hold
+    the default variant (what the static site and the QTI quiz show), and ``template`` keeps
+    the texts as written, with ``{{name}}`` fields, for ``for_variant``."""
+
     id: str
     question: str
     choices: tuple[Choice, ...]
     explanation: str
+    params: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    template: Checkpoint | None = None
+    variant: tuple[tuple[str, Any], ...] = ()
+    """The variant these texts and correct flags are for (empty when there are no params)."""
+
+    @property
+    def param_space(self) -> dict[str, tuple[Any, ...]]:
+        return dict(self.params)
 
     @property
     def correct_keys(self) -> tuple[str, ...]:
@@ -128,6 +148,19 @@ class Checkpoint:
 
     def choice(self, key: str) -> Choice | None:
         return next((c for c in self.choices if c.key == key), None)
+
+    def for_variant(self, variant: dict[str, Any] | None = None) -> Checkpoint:
+        """The checkpoint as one learner sees it: fields filled in and each choice's
+        ``correct`` resolved for ``variant`` (the default variant when None)."""
+        source = self.template or self
+        if not source.params:
+            return self
+        chosen = variant if variant is not None else default_variant(source.param_space)
+        choices = tuple(replace(c, text=render(c.text, chosen), feedback=render(c.feedback, chosen),
+                                correct=c.correct_in(chosen)) for c in source.choices)
+        return replace(source, question=render(source.question, chosen), choices=choices,
+                       explanation=render(source.explanation, chosen), template=source,
+                       variant=tuple(chosen.items()))
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,16 @@ def _fix_for(message: str, field: str, schema: Schema | None) -> str:
         return "fill in this field; it must not be empty"
     if message.startswith("a checkpoint needs"):
         return "give the checkpoint 3, 4 or 5 choices"
+    if message.startswith("exactly one choice must be correct in every variant"):
+        return ("adjust the choices' `correct_when` so that each combination of parameter "
+                "values makes exactly one choice correct")
+    if "give either `correct` or `correct_when`" in message:
+        return ("write `correct: true|false`, or `correct_when: {name: [values]}` for a choice "
+                "whose correctness depends on the parameters")
+    if message.endswith("is not a declared parameter") or "correct_when" in message:
+        return "declare the parameter and its values under the checkpoint's `params`"
+    if message.startswith("two choices read the same"):
+        return "make the choice texts differ in every variant"
     if message.startswith("exactly one choice"):
         return "mark the one right answer `correct: true` and every other `correct: false`"
     if message.startswith("Must be one of"):

@@ -27,6 +27,8 @@ class AttemptOut(Schema):
     attempt_number = fields.Integer()
     choice = fields.String()
     correct = fields.Boolean()
+    variant = fields.Dict(allow_none=True)
+    """The parameters of the variant answered (a parametrised checkpoint), else null."""
     created_at = fields.DateTime()
 
 

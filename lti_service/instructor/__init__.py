@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 from flask import Blueprint, abort, redirect, render_template, url_for
 from werkzeug.wrappers import Response
@@ -57,13 +58,14 @@ def class_csv(access: Access) -> Response:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["user_id", "name", "email", "content_id", "attempt", "choice", "correct",
-                     "answered_at", "counted_score"])
+                     "answered_at", "counted_score", "variant"])
     for row in view.rows:
         for p in view.placements:
             for a in row.attempts.get(p.id, []):
                 writer.writerow([row.sub, row.name, row.email, p.content_id, a.attempt_number,
                                  a.choice, int(a.correct), a.created_at.isoformat(),
-                                 view.score(row, p)])
+                                 view.score(row, p),
+                                 json.dumps(a.variant, sort_keys=True) if a.variant else ""])
     return Response(out.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=class.csv"})
 

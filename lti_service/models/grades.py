@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base, UTCDateTime, utcnow
@@ -21,6 +22,8 @@ class CheckpointAttempt(Base):
     checkpoint_id: Mapped[str] = mapped_column(String(255))
     choice: Mapped[str] = mapped_column(String(20))
     correct: Mapped[bool] = mapped_column(Boolean)
+    variant: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The parameters of the variant answered (a parametrised checkpoint), else None."""
     attempt_number: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from course.model import Checkpoint
-from course.variants import shuffled_choices
+from course.variants import shuffled_choices, variant_for
 
 from ..models import CheckpointAttempt, LmsUser, Placement
 from .errors import Conflict, ServiceError, excerpt
@@ -27,10 +27,22 @@ class AnswerResult:
 
 
 def checkpoint_for(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
-    """The checkpoint as this learner sees it: choices in their own stable order. Keys are
-    unchanged, so answers, scoring and per-choice feedback do not depend on the order."""
-    return shuffled_choices(checkpoint, course=str(placement.context_id),
-                            placement=str(placement.id), learner=str(user_id))
+    """The checkpoint as this learner sees it: their variant of a parametrised one, choices in
+    their own stable order. Keys are unchanged, so answers, scoring and per-choice feedback do
+    not depend on the order."""
+    return shuffled_choices(variant_of(checkpoint, placement, user_id),
+                            course=str(placement.context_id), placement=str(placement.id),
+                            learner=str(user_id))
+
+
+def variant_of(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
+    """This learner's variant (stable per course, placement and learner, like an exercise's);
+    the checkpoint itself when it declares no parameters."""
+    source = checkpoint.template or checkpoint
+    if not source.params:
+        return checkpoint
+    return source.for_variant(variant_for(source.param_space, course=str(placement.context_id),
+                                          placement=str(placement.id), learner=str(user_id)))
 
 
 def attempts_of(session: Session, placement_id: int, user_id: int) -> list[CheckpointAttempt]:
@@ -65,6 +77,7 @@ def answer(
 ) -> AnswerResult:
     """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
     lesson placed as an ungraded link, which has no gradebook column to post to)."""
+    checkpoint = variant_of(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
@@ -81,6 +94,7 @@ def answer(
         checkpoint_id=checkpoint.id,
         choice=picked.key,
         correct=picked.correct,
+        variant=dict(checkpoint.variant) or None,
         attempt_number=len(earlier) + 1,
     )
     session.add(attempt)

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from course.model import Course
+from course.variants import variant_space
 
 from ..models import Base, CheckpointAttempt, LmsContext, LmsUser, Placement, ScoreOutbox
 from . import content
@@ -88,8 +89,13 @@ def build(session: Session, course: Course, context: LmsContext,
         if item is None or item.kind == "exercise":
             continue
         counts = Counter(a.choice for a in attempts if a.placement_id == p.id)
-        distributions[p.id] = [(c.key, c.text, c.correct, counts.get(c.key, 0))
-                               for c in item.lesson.checkpoint.choices]
+        # By choice key, whatever variant or order each learner saw: the texts as written
+        # (``{{name}}`` fields), "correct" only where a choice is correct in every variant.
+        checkpoint = item.lesson.checkpoint
+        source = checkpoint.template or checkpoint
+        space = variant_space(source.param_space)
+        distributions[p.id] = [(c.key, c.text, all(c.correct_in(v) for v in space),
+                                counts.get(c.key, 0)) for c in source.choices]
     outbox = list(session.scalars(
         select(ScoreOutbox).join(Placement).where(Placement.context_id == context.id)
         .options(selectinload(ScoreOutbox.user), selectinload(ScoreOutbox.placement))

@@ -5,6 +5,7 @@ response per quiz item) on the real course."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import os
 import subprocess
@@ -100,6 +101,12 @@ def _check_quiz(quiz: ET.Element, course: Course) -> None:
         feedback_ids = {f.get("ident") for f in item.iterfind("q:itemfeedback", NS)}
         shown = {d.get("linkrefid") for d in item.iter(f"{{{QTI}}}displayfeedback")}
         assert shown <= feedback_ids and len(shown) == len(lesson.checkpoint.choices)
+        # A parametrised checkpoint is exported as its default variant, fields filled in.
+        text = " ".join(html.unescape("".join(item.itertext())).split())
+        assert "{{" not in text
+        for choice in lesson.checkpoint.choices:
+            assert choice.text in text
+    assert any(lesson.checkpoint.params for lesson in course.lessons())
 
 
 def test_checkpoint_quiz_in_the_cartridge_and_for_canvas(course: Course) -> None:

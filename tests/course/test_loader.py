@@ -41,7 +41,12 @@ def test_lesson_04_loads_into_the_model(lesson04_course: Path):
         "arrays-04.exercise.fixed-shape-mask"}
     assert [e.kind for e in lesson.exercises] == ["exercise", "practice", "challenge"]
     assert lesson.checkpoint.id == "arrays-04.checkpoint"
-    assert len(lesson.checkpoint.choices) == 4 and lesson.checkpoint.correct_keys == ("a",)
+    # Parametrised by the index: the model holds the default variant (i=1).
+    assert len(lesson.checkpoint.choices) == 5 and lesson.checkpoint.correct_keys == ("a",)
+    assert "x.at[1].set(20.)" in lesson.checkpoint.question
+    last = lesson.checkpoint.for_variant({"i": -1})
+    assert last.correct_keys == ("e",) and "x.at[-1].set(20.)" in last.question
+    assert last.choice("b").text.startswith("x now holds 20 at index -1")
     assert any("einsum" in s.body_md and "$$" in s.body_md for s in lesson.sections)
     assert lesson.receipt is not None and lesson.receipt.output.endswith("PASS: arrays-04\n")
     assert lesson.figure.provenance is not None and lesson.figure.provenance.jax == "0.10.2"
@@ -99,16 +104,23 @@ def test_unknown_field_names_file_field_and_line(content_copy: Path):
 
 
 def test_missing_choice_field(content_copy: Path):
-    edit(content_copy / MD, "      correct: true\n", "")
-    problem = find(problems_of(content_copy), MD, "checkpoint.choices[0].correct",
+    edit(content_copy / MD, "      feedback: >-\n        JAX arrays", "      fb: >-\n        JAX")
+    problem = find(problems_of(content_copy), MD, "checkpoint.choices[2].feedback",
                    "Missing data for required field")
-    assert problem.fix == "add the required field `correct`"
+    assert problem.fix == "add the required field `feedback`"
+
+
+def test_choice_without_correct_or_correct_when(content_copy: Path):
+    edit(content_copy / MD, "      correct: false\n", "")
+    problem = find(problems_of(content_copy), MD, "checkpoint.choices",
+                   "choice b: give either `correct` or `correct_when`")
+    assert "correct_when: {name: [values]}" in problem.fix
 
 
 def test_too_few_choices(content_copy: Path):
     text = (content_copy / MD).read_text()
-    start = text.index("    - key: c\n")
-    end = text.index("  explanation: >-\n    x.at[1]")
+    start = text.index("    - key: b\n")
+    end = text.index("  explanation: >-\n    x.at[{{i}}]")
     (content_copy / MD).write_text(text[:start] + text[end:])
     find(problems_of(content_copy), MD, "checkpoint.choices",
          "needs 3 to 5 choices, this one has 2")

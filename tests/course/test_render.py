@@ -251,6 +251,12 @@ def test_every_real_lesson_and_the_project_render() -> None:
         if "$" in prose:
             assert "<math" in html, lesson.id
         assert "<script" not in html
+        checkpoint = html[html.index('<form class="checkpoint'):]
+        assert "{{" not in checkpoint[:checkpoint.index("</form>")], lesson.id
+    # The static page of a parametrised checkpoint shows its default variant.
+    four = course.lesson("arrays-04")
+    assert four is not None and four.checkpoint.params
+    assert "x.at[1].set(20.)" in lesson_html(four, links=LINKS)
     project = course.phases[0].project
     assert project is not None
     tree = parse(project_html(project))

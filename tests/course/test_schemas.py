@@ -115,3 +115,51 @@ def test_front_matter_split_and_unclosed_front_matter():
     assert front is None and "not closed" in problems[0].message
     front, _, _, problems = split_front_matter("# no front matter\n", "l.md")
     assert front is None and problems[0].where == "line 1"
+
+
+def parametrised(**overrides):
+    data = {"params": {"n": [2, 3]}, "question": "x has {{n}} elements; what is x[-1]?",
+            "explanation": "x[-1] is x[{{n}} - 1].", "choices": [
+                {"key": "a", "text": "x[1]", "correct_when": {"n": [2]}, "feedback": "f"},
+                {"key": "b", "text": "x[2]", "correct_when": {"n": [3]}, "feedback": "f"},
+                {"key": "c", "text": "an IndexError", "correct": False, "feedback": "f {{n}}"}]}
+    data.update(overrides)
+    return data
+
+
+def test_parametrised_checkpoint_with_one_correct_choice_per_variant_is_valid():
+    assert CheckpointSchema().validate(parametrised()) == {}
+
+
+def test_parametrised_checkpoint_needs_exactly_one_correct_choice_in_every_variant():
+    errors = CheckpointSchema().validate(parametrised(params={"n": [2, 3, 4]}))
+    assert errors == {"choices": [
+        "exactly one choice must be correct in every variant; (n=4) has 0"]}
+    data = parametrised()
+    data["choices"][2] = {**data["choices"][2], "correct": True}
+    errors = CheckpointSchema().validate(data)
+    assert errors["choices"] == [
+        "exactly one choice must be correct in every variant; (n=2) has 2 (a, c)",
+        "exactly one choice must be correct in every variant; (n=3) has 2 (b, c)"]
+
+
+def test_parametrised_checkpoint_problems_are_all_collected():
+    data = parametrised(params={"n": [2, 2, True]}, question="{{m}} elements")
+    data["choices"][0] = {**data["choices"][0], "correct": True}
+    data["choices"][1] = {**data["choices"][1], "correct_when": {"k": [1], "n": [9]}}
+    del data["choices"][2]["correct"]
+    errors = CheckpointSchema().validate(data)
+    assert errors["params"] == ["parameter `n`: values must be numbers or text, not True"]
+    assert errors["choices"] == [
+        "choice a: give either `correct` or `correct_when`, not both",
+        "choice b: correct_when names `k`, which is not a parameter",
+        "choice b: correct_when gives a value of `n` that it does not take (2, 2, True)",
+        "choice c: give either `correct` or `correct_when`",
+        "`{{m}}` is not a declared parameter"]
+
+
+def test_parametrised_choices_must_read_differently_in_every_variant():
+    data = parametrised()
+    data["choices"][2] = {**data["choices"][2], "text": "x[{{n}}]"}
+    errors = CheckpointSchema().validate(data)
+    assert errors["choices"] == ["two choices read the same in variant (n=2)"]

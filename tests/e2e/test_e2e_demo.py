@@ -3,6 +3,7 @@ HTTP, Ctrl-C stops every child, and the data is there on the next start."""
 
 from __future__ import annotations
 
+import html
 import os
 import socket
 import subprocess
@@ -11,6 +12,7 @@ import time
 from pathlib import Path
 
 import requests
+from course_answers import right_choice
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
@@ -77,7 +79,8 @@ def test_demo_runs_the_flow_stops_cleanly_and_keeps_its_data(start_demo, tmp_pat
     assert page.status_code == 200 and "Immutable updates and indexing" in page.text
     form = next(f for f in forms(page.text)[0]
                 if f.attrs.get("class", "").startswith("checkpoint"))
-    answered = alice.submit(page, form, data={"choice": "a"})
+    key = right_choice("arrays-04", html.unescape(page.text))
+    answered = alice.submit(page, form, data={"choice": key})
     assert answered.status_code == 200, answered.text[:2000]
     score = wait_for_score(demo.lms_url, "alice", "arrays-04.checkpoint")
     assert (score["scoreGiven"], score["scoreMaximum"]) == (1.0, 1.0)
