@@ -196,7 +196,10 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
             continue
         params = dict(suite.function.params) if suite.function else {}
         texts = (item["prompt"], starter, solution)
-        for name in sorted(set().union(*(fields(t) for t in texts)) - set(params)):
+        words = (tuple(item["guide"]), tuple(item["plan"]), tuple(item["hints"]),
+                 item["reasoning"])
+        every = (*texts, *words[0], *words[1], *words[2], words[3])
+        for name in sorted(set().union(*(fields(t) for t in every)) - set(params)):
             out.add(md, f"exercises[{index}]", f"`{{{{{name}}}}}` is not a parameter of "
                     "checks.py's EXERCISE", f"declare it in FunctionExercise(params={{"
                     f"'{name}': (...)}}) or remove the field")
@@ -204,11 +207,13 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
         shown = default_variant(params)
         result.append(Exercise(
             f"{fm['id']}.exercise.{slug}", slug, item["kind"], item["title"],
-            render(item["prompt"], shown), tuple(item["guide"]), tuple(item["plan"]),
-            tuple(item["hints"]), item["reasoning"], render(starter, shown),
+            render(item["prompt"], shown), tuple(render(t, shown) for t in words[0]),
+            tuple(render(t, shown) for t in words[1]), tuple(render(t, shown) for t in words[2]),
+            render(words[3], shown), render(starter, shown),
             render(solution, shown), checks_path, suite.max_points,
             tuple((k, tuple(v)) for k, v in params.items()), digest,
-            suite.function.function if suite.function else "", templates=texts))
+            suite.function.function if suite.function else "", templates=texts,
+            text_templates=words if any(fields(t) for t in every[3:]) else None))
     listed = {e["slug"] for e in fm["exercises"]}
     for path in sorted((folder / "exercises").glob("*/")):
         if path.is_dir() and path.name not in listed and not path.name.startswith(("_", ".")):

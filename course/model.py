@@ -88,6 +88,8 @@ class Exercise:
     templates: tuple[str, str, str] = ("", "", "")
     """prompt, starter and solution as written, with ``{{name}}`` fields; the fields above
     hold the default variant, which the static site and downloads show."""
+    text_templates: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str] | None = None
+    """guide, plan, hints and reasoning as written (None: they have no ``{{name}}`` field)."""
 
     @property
     def param_space(self) -> dict[str, tuple[Any, ...]]:
@@ -103,8 +105,15 @@ class Exercise:
         chosen = variant if variant is not None else default_variant(self.param_space)
         prompt, starter, solution = (t or s for t, s in zip(
             self.templates, (self.prompt, self.starter_code, self.solution_code), strict=True))
+        texts = {}
+        if self.text_templates is not None:
+            guide, plan, hints, reasoning = self.text_templates
+            texts = {"guide": tuple(render(t, chosen) for t in guide),
+                     "plan": tuple(render(t, chosen) for t in plan),
+                     "hints": tuple(render(t, chosen) for t in hints),
+                     "reasoning": render(reasoning, chosen)}
         return replace(self, prompt=render(prompt, chosen), starter_code=render(starter, chosen),
-                       solution_code=render(solution, chosen))
+                       solution_code=render(solution, chosen), **texts)
 
 
 @dataclass(frozen=True)

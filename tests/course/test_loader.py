@@ -213,3 +213,23 @@ def test_every_problem_of_every_file_is_reported_at_once(content_copy: Path):
     find(problems, MD, "minutes", "Not a valid integer")
     find(problems, "course.yaml", "extra", "Unknown field")
     find(problems, "phases/01-arrays/phase.yaml", "number", "Not a valid integer")
+
+
+def test_every_exercise_text_is_filled_in_for_every_variant() -> None:
+    """Guide, plan, hints and reasoning carry ``{{name}}`` fields too: each learner's variant
+    fills them in, and no raw field reaches a page (static site or LMS)."""
+    course = load_course()
+    filled = 0
+    for lesson in course.lessons():
+        for exercise in lesson.exercises:
+            for variant in [None, *exercise.variants]:
+                shown = exercise.for_variant(variant)
+                texts = (shown.prompt, *shown.guide, *shown.plan, *shown.hints, shown.reasoning,
+                         shown.starter_code)
+                assert not [t for t in texts if "{{" in t], (exercise.id, variant)
+            if exercise.text_templates is not None:
+                filled += 1
+    assert filled, "the course has exercises whose plan or hints name a parameter"
+    exercise = course.exercise("arrays-01.exercise.edit-on-host")[1]
+    plans = {exercise.for_variant(v).plan for v in exercise.variants}
+    assert len(plans) == len(exercise.variants), "each variant's plan names its own value"
