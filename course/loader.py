@@ -102,7 +102,7 @@ def _phase(index: int, name: str, root: Path, problems: list[Problem]) -> Phase 
                          "write phase.yaml (schema, id, number, title, summary, project)")
     file = relative(phase_dir / "phase.yaml", root)
     lessons: list[Lesson] = []
-    id_prefix = name.split("-", 1)[1]
+    id_prefix = (data or {}).get("lesson_prefix") or name.split("-", 1)[1]
     for folder in sorted(p for p in phase_dir.iterdir() if p.is_dir()):
         if folder.name.startswith((".", "_")):
             continue

@@ -31,6 +31,9 @@ class PhaseSchema(StrictSchema):
     title = Text()
     summary = Text()
     project = fields.String(load_default=None, validate=SLUG)
+    lesson_prefix = fields.String(load_default=None, validate=SLUG)
+    """Lesson ids are ``<lesson_prefix>-NN``; default: the folder name without its number (a
+    published id outlives a renamed folder, so the two may differ)."""
 
 
 class StageSchema(StrictSchema):

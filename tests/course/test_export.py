@@ -22,6 +22,7 @@ from course.export.cartridge import CARTRIDGE, CP, LOM
 from course.export.lti_links import BLTI, LTICC, LTICM
 from course.export.qti import QTI
 from course.model import Course
+from course.placeables import placeables
 
 TOOL = "https://pathways.example.edu"
 NS = {"cp": CP, "lom": LOM, "blti": BLTI, "lticm": LTICM, "cc": LTICC, "q": QTI}
@@ -64,6 +65,21 @@ def test_cartridge_manifest_links_every_content_id(course: Course) -> None:
     assert sorted(refs) == sorted(resources), "every resource is placed in the organization"
     ids = [e.get("identifier") for e in manifest.iter() if e.get("identifier")]
     assert len(ids) == len(set(ids)), "identifiers are unique (xs:ID)"
+
+
+def test_both_phases_are_placed_in_course_order(course: Course) -> None:
+    """The picker and the cartridge read one list: Phase 02 follows Phase 01 and its project."""
+    ids = [p.content_id for p in placeables(course)]
+    assert ids.index("project.arrays-audit") < ids.index("transforms-01")
+    assert ids[ids.index("transforms-01"):] == [
+        "transforms-01", "transforms-01.checkpoint", "transforms-01.exercise.static-length",
+        "transforms-01.exercise.first-vs-later", "transforms-01.exercise.bucketed-lengths",
+        "transforms-02", "transforms-02.checkpoint", "transforms-02.exercise.mse-value-and-grad",
+        "transforms-02.exercise.directional-check", "transforms-02.exercise.pytree-sgd-step"]
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    titles = [t.text for t in manifest.iterfind(".//cp:organization//cp:item/cp:title", NS)]
+    assert any(t and "Transformations" in t for t in titles), titles
 
 
 def test_lti_links_launch_the_tool_with_the_content_id(course: Course) -> None:

@@ -75,9 +75,11 @@ def test_submission_is_main_py_with_the_exercise_code_appended(lesson04_course: 
 
 
 def test_the_packaged_course_is_valid():
-    """The whole course as committed, lessons 01-03 included once they exist."""
+    """The whole course as committed: both phases, lessons in phase and lesson order."""
     course = load_course()
-    assert [x.id for x in course.lessons()][-1] == "arrays-04"
+    assert [p.id for p in course.phases] == ["01-arrays", "02-transformations"]
+    assert [x.id for x in course.lessons()] == [
+        "arrays-01", "arrays-02", "arrays-03", "arrays-04", "transforms-01", "transforms-02"]
 
 
 def test_course_imports_without_flask_or_a_database():
@@ -233,3 +235,17 @@ def test_every_exercise_text_is_filled_in_for_every_variant() -> None:
     exercise = course.exercise("arrays-01.exercise.edit-on-host")[1]
     plans = {exercise.for_variant(v).plan for v in exercise.variants}
     assert len(plans) == len(exercise.variants), "each variant's plan names its own value"
+
+
+PHASE_02 = "phases/02-transformations"
+
+
+def test_phase_lesson_prefix_sets_the_lesson_ids(content_copy: Path):
+    course = load_course(content_copy)
+    lesson = course.lesson("transforms-01")
+    assert lesson is not None and lesson.relpath == f"{PHASE_02}/01-jit-and-tracing"
+    assert course.lesson("transformations-01") is None
+    edit(content_copy / PHASE_02 / "phase.yaml", "lesson_prefix: transforms\n", "")
+    problems = problems_of(content_copy)
+    problem = find(problems, f"{PHASE_02}/01-jit-and-tracing/lesson.md", "id", "transforms-01")
+    assert "transformations-01" in problem.fix

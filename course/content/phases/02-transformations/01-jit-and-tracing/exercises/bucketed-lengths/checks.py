@@ -1,0 +1,25 @@
+"""Hidden checks for transforms-01.exercise.bucketed-lengths: bucketed_mean(v) on hidden lengths."""
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, calls_function
+
+EXERCISE = FunctionExercise(
+    "bucketed_mean",
+    params={"bucket": (8, 4, 16)},
+    rtol=1e-5,
+    rules=(calls_function("pad", "padding to a bucket's size makes many lengths share one "
+                          "input signature, so jit traces once per bucket"),),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    bucket = params["bucket"]
+    return [
+        Call("one element", (np.array([3.0], np.float32),)),
+        Call("exactly one bucket", (np.arange(bucket, dtype=np.float32),)),
+        Call("one more than a bucket", (np.arange(bucket + 1, dtype=np.float32),)),
+        Call("negative values", (np.array([-4.0, -2.0, 1.0], np.float32),)),
+        *(Call(f"random draw {i}", (rng.normal(size=int(rng.integers(1, 5 * bucket)))
+                                   .astype(np.float32),), "random") for i in range(3)),
+    ]

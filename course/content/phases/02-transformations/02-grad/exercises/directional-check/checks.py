@@ -1,0 +1,39 @@
+"""Hidden checks for transforms-02.exercise.directional-check: directional_check(w, v)."""
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, Values, calls_function, check
+
+EXERCISE = FunctionExercise(
+    "directional_check",
+    params={"a": (1.0, 2.0, 0.5)},
+    rtol=1e-5,
+    atol=1e-5,
+    rules=(calls_function("grad", "the autodiff side of the check is jax.grad(f)"),
+           calls_function("central_difference", "the numeric side uses step 4's central "
+                          "difference, so the two estimates are independent")),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    return [
+        Call("the lesson's w and v", (np.array([0.5, -0.25], np.float32),
+                                      np.array([1.0, -1.0], np.float32))),
+        Call("at zero", (np.zeros(3, np.float32), np.ones(3, np.float32))),
+        Call("a zero direction", (np.array([1.0, 2.0], np.float32), np.zeros(2, np.float32))),
+        *(Call(f"random draw {i}", tuple(rng.normal(size=(2, size)).astype(np.float32)),
+               "random") for i, size in enumerate(rng.integers(1, 6, size=3))),
+    ]
+
+
+@check("the autodiff and finite-difference derivatives agree", points=1)
+def estimates_agree(v: Values) -> None:
+    results = v.captured.calls.results if v.captured.calls else ()
+    v.expect_true(bool(results), "`directional_check` was never called")
+    for call, result in zip(v.inputs, results, strict=True):
+        outputs = result.plain.outputs or ()
+        values = [np.asarray(o.value, np.float64) for o in outputs] if len(outputs) == 2 else []
+        v.expect_true(len(values) == 2 and bool(np.allclose(values[0], values[1], rtol=1e-2,
+                                                            atol=1e-2)),
+                      f"on {call.label}, the two derivatives should agree to about 1e-2 "
+                      f"(a gradient bug shows as a large gap)")

@@ -1,0 +1,37 @@
+"""Hidden checks for transforms-02.exercise.pytree-sgd-step: sgd_step(w, b, x, y)."""
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, calls_function
+
+EXERCISE = FunctionExercise(
+    "sgd_step",
+    params={"lr": (0.01, 0.02, 0.005)},
+    jit=True,
+    jit_feedback="grad and tree.map trace like any array function, so a training step jits",
+    rtol=1e-5,
+    atol=1e-6,
+    rules=(calls_function("grad", "jax.grad of loss_fn with respect to the params dict "
+                          "returns a dict of gradients of the same structure"),),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    y = np.array([1.0, 2.0, 3.0], np.float32)
+
+    def draw(i: int) -> Call:
+        rows, cols = int(rng.integers(2, 9)), int(rng.integers(1, 5))
+        return Call(f"random draw {i}", (rng.normal(size=cols).astype(np.float32),
+                                         np.float32(rng.normal()),
+                                         rng.normal(size=(rows, cols)).astype(np.float32),
+                                         rng.normal(size=rows).astype(np.float32)), "random")
+
+    return [
+        Call("the lesson's params, x, y", (np.array([0.5, -0.25], np.float32),
+                                           np.array(0.1, np.float32), x, y)),
+        Call("zero parameters", (np.zeros(2, np.float32), np.array(0.0, np.float32), x, y)),
+        Call("one example", (np.array([2.0], np.float32), np.array(-1.0, np.float32),
+                             np.array([[3.0]], np.float32), np.array([1.0], np.float32))),
+        *(draw(i) for i in range(3)),
+    ]
