@@ -5,6 +5,9 @@ course, hidden checks included, in site-packages), as root or as an unprivileged
 test module: it runs outside pytest, under whichever interpreter and uid the test chose.
 
     python corpus_driver.py SECRET_DIR
+
+With PATHWAYS_GRADER_WARM=1 the corpus goes through the warm runner (one zygote a thread), as a
+worker configured that way grades.
 """
 
 from __future__ import annotations
@@ -22,16 +25,23 @@ from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.runner import SandboxRunner
+from grader_worker.warm import WarmRunner
 
 
 def main() -> int:
     secret_dir = Path(sys.argv[1])
-    runner = SandboxRunner(load_config(), HARNESS_PATH)
+    config = load_config()
+    runner = (WarmRunner(config, HARNESS_PATH, ceiling=CORPUS_LIMITS) if config.warm
+              else SandboxRunner(config, HARNESS_PATH))
+    replaced = 0
     try:
         corpus = grade_corpus(runner, secret_dir, workers=2)
         good = grade(make_job(GOOD.read_text(), submission_id="good"), runner=runner,
                      checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
-        left = sorted(p.name for p in runner.base.iterdir())
+        # A warm zygote's own home lives in the base until the runner closes (checked below by
+        # base_removed); anything else there was left by a run.
+        left = sorted(p.name for p in runner.base.iterdir() if not p.name.startswith("warm-"))
+        replaced = getattr(runner, "replaced", 0)
     finally:
         runner.close()
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -44,6 +54,8 @@ def main() -> int:
         "maxrss_mb": usage.ru_maxrss / 1024,
         "uid": os.getuid(),
         "run_uid": runner.run_uid,
+        "warm": config.warm,
+        "zygotes_replaced": replaced,
         "grader_worker": grader_worker.__file__,
         "harness": str(HARNESS_PATH),
     }))

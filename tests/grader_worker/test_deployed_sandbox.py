@@ -232,11 +232,13 @@ def _describe(pid: int) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", ["cold", "warm"])
 def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path,
                                             secret_dir_shared: Path,
-                                            worker_user: tuple[int, int]) -> None:
-    """The worker as its own user: the program runs as that uid (in a user namespace), so
-    only the seccomp filter keeps it from ptracing bubblewrap's pid 1; nothing survives."""
+                                            worker_user: tuple[int, int], mode: str) -> None:
+    """The worker as its own user (as deployed: `User=pathways`), cold and warm: the program
+    runs as that uid (in a user namespace), so only the seccomp filter keeps it from ptracing
+    bubblewrap's pid 1 or its warm parent; nothing survives, no zygote is harmed."""
     uid, gid = worker_user
     userns = subprocess.run(_as_user(uid, gid, deploy_dir, ["bwrap", "--unshare-user",
                                                             "--ro-bind", "/", "/", "true"]),
@@ -255,9 +257,11 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
                               secret_dir_shared]),
                     cwd=deploy_dir, timeout=900,
                     env=_driver_env(deploy_dir, PATHWAYS_GRADER_CGROUP_ROOT=rel,
-                                    TMPDIR=str(deploy_dir / "var")))
+                                    TMPDIR=str(deploy_dir / "var"),
+                                    PATHWAYS_GRADER_WARM="1" if mode == "warm" else "0"))
         report = _report(done)
         assert report["uid"] == uid and report["run_uid"] is None
+        assert report["warm"] == (mode == "warm") and report["zygotes_replaced"] == 0
         _check_report(report, wheel_python)
         left = {pid: _describe(pid) for pid in _processes_of(uid)}
         assert not left, left
