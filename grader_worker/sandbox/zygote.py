@@ -42,7 +42,8 @@ import threading
 
 PR_SET_DUMPABLE = 4
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID = 0x20000, 0x8000000, 0x10000000, 0x20000000
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND = 0x1, 0x2, 0x4, 0x20, 0x1000
+MS_REC, MS_PRIVATE = 0x4000, 0x40000
 HOME = "/home/learner"
 SETUP_FAILED = 121
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -77,6 +78,34 @@ def _mount_tmpfs(target: str, mode: str, size_mb: int, inodes: int) -> None:
     options = f"size={size_mb}m,nr_inodes={inodes},mode={mode}".encode()
     _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
            f"mount tmpfs on {target}")
+
+
+def _mounts_under(parent: str) -> list[str]:
+    """The outermost mount points below ``parent`` (e.g. a venv under /tmp that bwrap bound
+    over the sandbox's /tmp: a checkout in /tmp, as CI may make)."""
+    points = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            point = line.split()[4].replace("\\040", " ")
+            if point.startswith(parent + "/"):
+                points.append(point)
+    return [p for p in sorted(set(points))
+            if not any(p != q and p.startswith(q + "/") for q in points)]
+
+
+def _fresh_tmp(size_mb: int, inodes: int) -> None:
+    """A fresh tmpfs on /tmp for this run, with what bwrap bound below /tmp (the interpreter,
+    read-only) bound back on top of it: held by O_PATH descriptors across the new mount."""
+    kept = {point: os.open(point, os.O_PATH) for point in _mounts_under("/tmp")}
+    _mount_tmpfs("/tmp", "1777", size_mb, inodes)
+    for point, fd in kept.items():
+        os.makedirs(point, mode=0o755, exist_ok=True)
+        _check(_libc.mount(f"/proc/self/fd/{fd}".encode(), point.encode(), None,
+                           MS_BIND | MS_REC, None), f"bind {point} back over /tmp")
+        # Read-only as bwrap made it (a bind of a locked read-only mount stays read-only; this
+        # says so explicitly where the kernel lets us).
+        _libc.mount(None, point.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        os.close(fd)
 
 
 def _relay(status: int) -> int:
@@ -174,7 +203,7 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
         _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
         size, inodes = int(request["tmpfs_mb"]), int(request["inodes"])
-        _mount_tmpfs("/tmp", "1777", size, inodes)
+        _fresh_tmp(size, inodes)
         _mount_tmpfs(HOME, "0700", size, inodes)
         for name, data in files.items():  # main.py, and a function exercise's hidden inputs
             with open(f"{HOME}/{name}", "wb") as handle:

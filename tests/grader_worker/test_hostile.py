@@ -86,9 +86,12 @@ def test_unknown_exercise_is_an_infrastructure_error(runner) -> None:
     assert "not in your code" in result.feedback
 
 
-def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path: Path) -> None:
-    """The sandbox's private /tmp must not hide a venv that lives under /tmp (a checkout in
-    /tmp, as CI may make): a venv there, seeing this venv's packages, grades a good job."""
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path: Path,
+                                                                warm: bool) -> None:
+    """The sandbox's private /tmp (and a warm run's fresh one) must not hide a venv that lives
+    under /tmp (a checkout in /tmp, as CI may make): a venv there, seeing this venv's packages,
+    grades a good job, and the program sees its own interpreter."""
     import site
     import subprocess
     import sys
@@ -97,6 +100,7 @@ def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path: Path) 
     from course.checks import HARNESS_PATH
     from grader_worker.config import load_config
     from grader_worker.runner import SandboxRunner
+    from grader_worker.warm import WarmRunner
 
     base = Path(tempfile.mkdtemp(prefix="pathways-venv-", dir="/tmp"))
     try:
@@ -105,10 +109,15 @@ def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path: Path) 
         [purelib] = (base / "venv" / "lib").glob("python*/site-packages")
         (purelib / "parent.pth").write_text("\n".join(site.getsitepackages()) + "\n")
         python = str(base / "venv" / "bin" / "python")
-        tmp_runner = SandboxRunner(load_config({"PATHWAYS_VAR_DIR": str(tmp_path),
-                                                "PATHWAYS_GRADER_PYTHON": python}), HARNESS_PATH)
+        config = load_config({"PATHWAYS_VAR_DIR": str(tmp_path),
+                              "PATHWAYS_GRADER_PYTHON": python})
+        tmp_runner = (WarmRunner(config, HARNESS_PATH, ceiling=CORPUS_LIMITS) if warm
+                      else SandboxRunner(config, HARNESS_PATH))
+        source = GOOD.read_text() + (
+            "\nimport os, sys\n"
+            "assert os.path.isfile(sys.executable) and os.path.isdir(sys.prefix), sys.prefix\n")
         try:
-            result = grade(make_job(GOOD.read_text()), runner=tmp_runner,
+            result = grade(make_job(source), runner=tmp_runner,
                            checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
         finally:
             tmp_runner.close()
