@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from course import ContentError, load_course, submission_for
+from course import submission_for
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
@@ -40,10 +40,6 @@ def graded_stack(tmp_path: Path) -> Iterator[Stack]:
     """devlms + the tool (real course) + one grader worker and the results consumer in a thread."""
     if not AXE.is_file():
         pytest.fail("axe-core is not installed: cd web/editor && npm ci (scripts/test.sh does it)")
-    try:
-        load_course()
-    except ContentError as exc:
-        pytest.skip(f"course content does not load yet: {str(exc).splitlines()[0]}")
     stack = build_stack(f"sqlite:///{tmp_path / 'tool.sqlite3'}", tmp_path,
                         packaged_course=True)
     config = load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "queue-var"),

@@ -74,6 +74,16 @@ def sqlite_stack(sqlite_url: str, tmp_path: Path) -> Iterator[Stack]:
     state(s.tool).engine.dispose()
 
 
+@pytest.fixture
+def real_stack(sqlite_url: str, tmp_path: Path) -> Iterator[Stack]:
+    """The live stack serving the packaged course (its real lessons, exercises and variants)."""
+    s = build_stack(sqlite_url, tmp_path, packaged_course=True)
+    yield s
+    s.tool_server.stop()
+    s.lms_server.stop()
+    state(s.tool).engine.dispose()
+
+
 # Unit-level fixtures (flaskr-style): the app on a copy of a once-migrated SQLite file, Flask's
 # test client, and a registered platform whose launches ``unit_launch.launch`` signs. No tool or
 # LMS server; use ``stack`` only for flows that must cross HTTP to devlms (AGS, NRPS, deep links).

@@ -10,13 +10,10 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-import pytest
 import requests
-from lti_stack import Stack, build_stack
+from lti_stack import Stack
 from sqlalchemy import select
 
 from course.model import Checkpoint
@@ -26,15 +23,6 @@ from lti_service.models import CheckpointAttempt, LmsUser, Placement
 from lti_service.services.checkpoints import checkpoint_for
 
 LESSON = "arrays-04"
-
-
-@pytest.fixture
-def real_stack(sqlite_url: str, tmp_path: Path) -> Iterator[Stack]:
-    s = build_stack(sqlite_url, tmp_path, packaged_course=True)
-    yield s
-    s.tool_server.stop()
-    s.lms_server.stop()
-    state(s.tool).engine.dispose()
 
 
 def _answer(browser: Browser, page: requests.Response, key: str) -> requests.Response:

@@ -6,11 +6,9 @@ the checks change sends the new score through the outbox."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from lti_stack import Stack, build_stack
+from lti_stack import Stack
 from sqlalchemy import select
 from tool_pages import hidden
 
@@ -30,15 +28,6 @@ from lti_service.submissions.settings import GradingSettings
 from lti_service.submissions.views import QUEUES_KEY
 
 LESSON = "arrays-04"
-
-
-@pytest.fixture
-def real_stack(sqlite_url: str, tmp_path: Path) -> Iterator[Stack]:
-    s = build_stack(sqlite_url, tmp_path, packaged_course=True)
-    yield s
-    s.tool_server.stop()
-    s.lms_server.stop()
-    state(s.tool).engine.dispose()
 
 
 def _ids(stack: Stack, link: dict, sub: str) -> tuple[Placement, int]:

@@ -8,14 +8,12 @@ import html
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import requests
-from lti_stack import Stack, build_stack
+from lti_stack import Stack
 from tool_pages import CHECKPOINT, EXERCISE, token
 
-from course import ContentError, load_course
 from devlms.browser import Browser, forms
 from lti_service.extensions import state
 from lti_service.submissions.views import graded_file
@@ -108,19 +106,6 @@ def test_picker_groups_by_phase_and_lesson_and_places_lessons_ungraded(
     (graded,) = [v for k, v in stack.lms_store.links.items() if k not in before]
     assert graded.lineitem_id is not None, "asked for a completion score: a line item"
     assert items[graded.lineitem_id]["scoreMaximum"] == 1.0
-
-
-@pytest.fixture
-def real_stack(sqlite_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
-    try:
-        load_course()
-    except ContentError as exc:
-        pytest.skip(f"course content does not load yet: {str(exc).splitlines()[0]}")
-    stack = build_stack(sqlite_url, tmp_path, packaged_course=True)
-    yield stack
-    stack.tool_server.stop()
-    stack.lms_server.stop()
-    state(stack.tool).engine.dispose()
 
 
 def test_real_course_pages_render_math_titles_and_position(real_stack: Stack) -> None:
