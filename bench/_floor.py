@@ -2,8 +2,8 @@
 
 A minimal Flask view served by the same ``gunicorn -c deploy/gunicorn.conf.py`` (same workers,
 same loopback bind, same database kind): it checks a bearer token with the tool's own token
-check (``lti_service.tokens.unseal``, the encrypted launch token) and does one INSERT in its own
-transaction. Whatever our answer path costs above it is ours to explain; what the floor costs
+check (``lti_service.core.tokens.unseal``, the encrypted launch token) and does one INSERT in its
+own transaction. Whatever our answer path costs above it is ours to explain; what the floor costs
 is the machine, the server and the database.
 
     gunicorn -c deploy/gunicorn.conf.py bench._floor:app   (DATABASE_URL, SECRET_KEY set)
@@ -17,8 +17,8 @@ from flask import Flask, abort, jsonify, request
 from sqlalchemy import Column, DateTime, Engine, Integer, MetaData, String, Table, func, select
 from werkzeug.wrappers import Response
 
-from lti_service.db import make_engine
-from lti_service.tokens import TokenError, unseal
+from lti_service.core.db import make_engine
+from lti_service.core.tokens import TokenError, unseal
 
 metadata = MetaData()
 hits = Table("bench_floor_hits", metadata,

@@ -44,7 +44,7 @@ class BenchPlatform:
         return f"http://{self.host}:{self.port}"
 
     def registration(self) -> dict[str, Any]:
-        """The arguments of ``lti_service.services.platforms.add_platform``."""
+        """The arguments of ``lti_service.lti.service.platforms.add_platform``."""
         return {"issuer": self.issuer, "client_id": self.client_id,
                 "auth_login_url": self.issuer + "/authorize",
                 "auth_token_url": self.issuer + "/token",

@@ -41,10 +41,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 from sqlalchemy import func, select  # noqa: E402
 
 from course import load_course  # noqa: E402
-from lti_service.db import make_engine, make_session_factory, upgrade  # noqa: E402
-from lti_service.models import CheckpointAttempt, LmsUser, ScoreOutbox  # noqa: E402
-from lti_service.services.platforms import add_platform  # noqa: E402
-from lti_service.tokens import Launch, seal  # noqa: E402
+from lti_service.checkpoints.models import CheckpointAttempt  # noqa: E402
+from lti_service.core.db import make_engine, make_session_factory, upgrade  # noqa: E402
+from lti_service.core.models import LmsUser  # noqa: E402
+from lti_service.core.tokens import Launch, seal  # noqa: E402
+from lti_service.lti.service.platforms import add_platform  # noqa: E402
+from lti_service.outbox.models import ScoreOutbox  # noqa: E402
 
 sys.path.append(str(BENCH))
 import _floor  # noqa: E402

@@ -30,8 +30,8 @@ from sqlalchemy import select
 from course import load_course, submission_for
 from grader_worker.config import load_config
 from grading_contract.queues import Queues
-from lti_service.db import make_engine, make_session_factory, upgrade
-from lti_service.models import LmsContext, LmsUser, Placement, Platform
+from lti_service.core.db import make_engine, make_session_factory, upgrade
+from lti_service.core.models import LmsContext, LmsUser, Placement, Platform
 from lti_service.submissions import service
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission

@@ -35,9 +35,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 from sqlalchemy import event  # noqa: E402
 
 from lti_service import create_app  # noqa: E402
-from lti_service.db import upgrade  # noqa: E402
-from lti_service.extensions import state  # noqa: E402
-from lti_service.services.platforms import add_platform  # noqa: E402
+from lti_service.core.db import upgrade  # noqa: E402
+from lti_service.core.extensions import state  # noqa: E402
+from lti_service.lti.service.platforms import add_platform  # noqa: E402
 
 sys.path.append(str(BENCH))
 from _platform import BenchPlatform  # noqa: E402

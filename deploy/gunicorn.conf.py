@@ -1,6 +1,6 @@
 """gunicorn settings for the LTI tool service (`gunicorn -c deploy/gunicorn.conf.py`).
 
-The web-server knobs live here, not in lti_service/config.py, because only gunicorn reads
+The web-server knobs live here, not in lti_service/core/config.py, because only gunicorn reads
 them; every variable is listed in docs/CONFIGURATION.md ("Deployment").
 Defaults suit one machine behind the nginx proxy: a loopback bind, so the service is never
 reachable except through TLS, and forwarded headers trusted from loopback only.

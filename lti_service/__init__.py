@@ -11,13 +11,13 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .auth import form_fields
-from .config import Config
-from .cookies import SchemeSessionInterface
-from .course_source import CourseSource
-from .db import make_engine, make_session_factory
-from .extensions import State, close_db
-from .jsonio import BoundedJSONProvider
+from lti_service.core.auth import form_fields
+from lti_service.core.config import Config
+from lti_service.core.cookies import SchemeSessionInterface
+from lti_service.core.course_source import CourseSource
+from lti_service.core.db import make_engine, make_session_factory
+from lti_service.core.extensions import State, close_db
+from lti_service.core.jsonio import BoundedJSONProvider
 
 
 def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
@@ -55,18 +55,19 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         # Every state-changing form renders these hidden fields (launch token, CSRF token).
         return {"form_fields": form_fields()}
 
-    from . import errors, presentation
-    from .api import bp as api_bp
-    from .instructor import bp as instructor_bp
-    from .learner import bp as learner_bp
-    from .lti import views as lti_views
-    from .submissions import bp as submissions_bp
+    from lti_service.checkpoints.views import bp as api_bp
+    from lti_service.core import http_errors as errors
+    from lti_service.core import presentation
+    from lti_service.instructor.views import bp as instructor_bp
+    from lti_service.learner import bp as learner_bp
+    from lti_service.lti import views as lti_views
+    from lti_service.submissions import bp as submissions_bp
 
     errors.register(app)
     presentation.register(app)
     for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp, submissions_bp):
         app.register_blueprint(bp)
-    from .cli import register as register_cli
+    from lti_service.cli import register as register_cli
 
     register_cli(app)
     return app

@@ -1,4 +1,4 @@
-"""``pathways db|platform|keys|serve``: thin wrappers over ``lti_service.services``."""
+"""``pathways db|platform|keys|serve``: thin wrappers over the LTI feature's services."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import click
 from flask import Flask
 from sqlalchemy.orm import Session
 
-from .config import Config
-from .db import make_engine, make_session_factory, upgrade
-from .services import invites as invite_service
-from .services import keys as key_service
-from .services import platforms as platform_service
-from .services.errors import ServiceError
+from lti_service.core.config import Config
+from lti_service.core.db import make_engine, make_session_factory, upgrade
+from lti_service.core.errors import ServiceError
+from lti_service.lti.service import invites as invite_service
+from lti_service.lti.service import keys as key_service
+from lti_service.lti.service import platforms as platform_service
 
 
 @contextlib.contextmanager
@@ -154,9 +154,8 @@ def keys_rotate() -> None:
 @click.option("--port", default=5000, type=int)
 def serve(host: str, port: int) -> None:
     """Run the tool with Flask's development server (deploy uses gunicorn lti_service.wsgi:app)."""
+    from lti_service import create_app
     from pathways import logs
-
-    from . import create_app
 
     cfg = Config.from_env()
     logs.configure(cfg.log_level)

@@ -4,10 +4,9 @@ Logging is set up here, not in ``create_app``: the process owns its log handlers
 stderr, which gunicorn and systemd collect), while tests build many apps in one process.
 """
 
+from lti_service import create_app
+from lti_service.core.config import Config
 from pathways import logs
-
-from . import create_app
-from .config import Config
 
 config = Config.from_env()
 logs.configure(config.log_level)

@@ -1,6 +1,6 @@
 """The ``learner`` blueprint: the lesson page inside the LMS and the checkpoint answer form.
 
-Access (launched placement, kind, CSRF) is the guard's job (``lti_service.authz``).
+Access (launched placement, kind, CSRF) is the guard's job (``lti_service.core.authz``).
 """
 
 from __future__ import annotations
@@ -8,13 +8,14 @@ from __future__ import annotations
 from flask import Blueprint, abort, redirect, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
 
-from ..auth import form_fields, launch_url_args
-from ..authz import LEARNER, Guard, PlacementAccess
-from ..extensions import db, state
-from ..services import checkpoints, portfolio
-from ..services.content import CHECKPOINT_KINDS, has_gradebook_column
-from ..services.errors import ServiceError
-from .page import guide_body, lesson_fragment, setup_body
+from lti_service.checkpoints import service as checkpoints
+from lti_service.core.auth import form_fields, launch_url_args
+from lti_service.core.authz import LEARNER, Guard, PlacementAccess
+from lti_service.core.content import CHECKPOINT_KINDS, has_gradebook_column
+from lti_service.core.errors import ServiceError
+from lti_service.core.extensions import db, state
+from lti_service.learner.service import portfolio
+from lti_service.learner.service.page import guide_body, lesson_fragment, setup_body
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
 guard = Guard(bp, source="page")

@@ -15,7 +15,7 @@ parse is a 400, and messages quote pylti1p3 or the request only as a short excer
 
 Third-party cookies: pylti1p3 binds state to a cookie. Behind TLS the cookies the tool sets
 (pylti1p3's state cookie, through ``PartitionedCookieService``, and Flask's session cookie,
-through ``lti_service.cookies``) are ``SameSite=None; Secure; Partitioned``: a partitioned
+through ``lti_service.core.cookies``) are ``SameSite=None; Secure; Partitioned``: a partitioned
 (CHIPS) cookie is kept inside the LMS frame even where third-party cookies are blocked (Chromium's
 default), keyed to the LMS's site. Where a browser still refuses it, the launch finds the login
 parameters saved under the state and offers "open in a new window", which restarts the login at
@@ -40,13 +40,12 @@ from pylti1p3.exception import LtiException, OIDCException
 from pylti1p3.lineitem import LineItem
 from sqlalchemy.orm import Session
 
-from ..extensions import state
-from ..services import keysets, outbound
-from ..services.content import ContentItem
-from ..services.errors import LaunchRejected, excerpt
-from . import claims
-from .storage import DbLaunchDataStorage
-from .toolconf import DbToolConf
+from lti_service.core.content import ContentItem
+from lti_service.core.errors import LaunchRejected, excerpt
+from lti_service.core.extensions import state
+from lti_service.lti.service import claims, keysets, outbound
+from lti_service.lti.service.storage import DbLaunchDataStorage
+from lti_service.lti.service.toolconf import DbToolConf
 
 log = logging.getLogger(__name__)
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"

@@ -15,12 +15,13 @@ from flask import (
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from ..auth import Launch, issue_token
-from ..authz import INSTRUCTOR, Access, Guard
-from ..extensions import db, state
-from ..services import content, invites, keys, launches, outbound, registration
-from ..services.errors import LaunchRejected, ServiceError, excerpt
-from . import adapter
+from lti_service.core import content
+from lti_service.core.auth import Launch, issue_token
+from lti_service.core.authz import INSTRUCTOR, Access, Guard
+from lti_service.core.errors import LaunchRejected, ServiceError, excerpt
+from lti_service.core.extensions import db, state
+from lti_service.lti import adapter
+from lti_service.lti.service import invites, keys, launches, outbound, registration
 
 log = logging.getLogger(__name__)
 bp = Blueprint("lti", __name__, url_prefix="/lti")

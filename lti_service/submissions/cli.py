@@ -25,9 +25,9 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     """Run the service side of grading until SIGTERM."""
     from grading_contract.config import load_queue_config
     from grading_contract.queues import Queues
-    from lti_service.config import Config
-    from lti_service.db import make_engine, make_session_factory
-    from lti_service.services.outbox import deliver_due
+    from lti_service.core.config import Config
+    from lti_service.core.db import make_engine, make_session_factory
+    from lti_service.outbox.service.delivery import deliver_due
     from lti_service.submissions.consumer import ResultsConsumer
     from lti_service.submissions.settings import GradingSettings
     from pathways import logs

@@ -2,8 +2,8 @@
 
 One process: it drains the results queue (each message is one short transaction), runs the
 reaper every ``reap_every_s``, posts due outbox rows through
-``lti_service.services.outbox.deliver_due`` every ``outbox_every_s`` and purges expired LTI
-protocol rows (``lti_service.services.housekeeping``) every ``housekeeping_every_s``.
+``lti_service.outbox.service.delivery.deliver_due`` every ``outbox_every_s`` and purges expired LTI
+protocol rows (``lti_service.lti.service.housekeeping``) every ``housekeeping_every_s``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from grading_contract.queues import Queues
-from lti_service.services import housekeeping
+from lti_service.lti.service import housekeeping
 from lti_service.submissions import service
 from lti_service.submissions.settings import GradingSettings
 

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from lti_service.models import Base, LmsUser, Placement, UTCDateTime, utcnow
+from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcnow
 
 # queued -> running -> graded | not_gradable   (infrastructure failures never reach "graded")
 STATUSES = ("queued", "running", "graded", "not_gradable")

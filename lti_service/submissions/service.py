@@ -26,8 +26,8 @@ from course.model import Exercise
 from course.variants import variant_for
 from grading_contract.queues import Queues
 from grading_contract.result import ResultSchema
-from lti_service.models import LmsUser, Placement, utcnow
-from lti_service.services.scores import record_score
+from lti_service.core.models import LmsUser, Placement, utcnow
+from lti_service.outbox.service.scores import record_score
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.settings import GradingSettings
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lti_service.config import Config
+    from lti_service.core.config import Config
 
 MAX_SOURCE_BYTES = 64 * 1024
 

@@ -1,7 +1,7 @@
 """Learner pages of an exercise: the page, submit (paste or upload), live status, history.
 
 Thin views: form -> schema -> ``service`` -> template or JSON. Who may see what is the guard's
-job (``lti_service.authz``): a learner reaches only the exercise placement they launched and
+job (``lti_service.core.authz``): a learner reaches only the exercise placement they launched and
 only their own submissions; an instructor only those of their own LMS course.
 """
 
@@ -17,10 +17,10 @@ from sqlalchemy.orm import Session
 from course import submission_for
 from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
-from lti_service.auth import launch_url_args
-from lti_service.authz import LEARNER, Guard, Owned, PlacementAccess
-from lti_service.extensions import db, state
-from lti_service.services.content import EXERCISE_KINDS
+from lti_service.core.auth import launch_url_args
+from lti_service.core.authz import LEARNER, Guard, Owned, PlacementAccess
+from lti_service.core.content import EXERCISE_KINDS
+from lti_service.core.extensions import db, state
 from lti_service.submissions import bp, service
 from lti_service.submissions.forms import SubmitSchema, read_upload
 from lti_service.submissions.models import Submission

@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 
 from devlms.browser import Browser, forms
 from devlms.server import free_port
-from lti_service.models import CheckpointAttempt, Placement
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.models import Placement
 
 READY = "JAX Pathways demo is running"
 

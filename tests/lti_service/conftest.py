@@ -22,10 +22,10 @@ from sqlalchemy.engine import make_url
 from unit_launch import Platform, platform_keys
 
 from lti_service import create_app
-from lti_service.db import make_engine, make_session_factory, upgrade
-from lti_service.extensions import state
-from lti_service.services import keys
-from lti_service.services.platforms import add_platform
+from lti_service.core.db import make_engine, make_session_factory, upgrade
+from lti_service.core.extensions import state
+from lti_service.lti.service import keys
+from lti_service.lti.service.platforms import add_platform
 
 
 def _pg_admin(url: str) -> str:

@@ -17,9 +17,9 @@ from devlms import create_app as create_lms
 from devlms.browser import Browser
 from devlms.server import LiveServer, free_port
 from lti_service import create_app
-from lti_service.db import upgrade
-from lti_service.extensions import state
-from lti_service.services.platforms import add_platform
+from lti_service.core.db import upgrade
+from lti_service.core.extensions import state
+from lti_service.lti.service.platforms import add_platform
 
 
 @dataclass

@@ -12,15 +12,10 @@ import requests
 from sqlalchemy import func, select
 
 from devlms.browser import Browser, forms
-from lti_service.models import (
-    Base,
-    CheckpointAttempt,
-    LmsUser,
-    Placement,
-    ScoreOutbox,
-    utcnow,
-)
-from lti_service.services.outbox import deliver_due
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.models import Base, LmsUser, Placement, utcnow
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import deliver_due
 
 
 def _token(page: requests.Response) -> str:

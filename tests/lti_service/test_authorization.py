@@ -22,8 +22,8 @@ from tool_pages import placement_id as _placement_id
 from tool_pages import token as _token
 
 from devlms.browser import Browser
-from lti_service.authz import RULE_ATTR, Guard
-from lti_service.models import LmsUser, utcnow
+from lti_service.core.authz import RULE_ATTR, Guard
+from lti_service.core.models import LmsUser, utcnow
 from lti_service.submissions.models import Submission
 
 

@@ -37,8 +37,9 @@ from unit_launch import Platform
 from unit_launch import login as unit_login
 
 from devlms.browser import Browser
-from lti_service.extensions import state
-from lti_service.models import LtiStorage, Placement
+from lti_service.core.extensions import state
+from lti_service.core.models import Placement
+from lti_service.lti.models import LtiStorage
 
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 HUGE = 10**30
@@ -145,7 +146,7 @@ def test_column_limits_on_every_database(stack) -> None:  # type: ignore[no-unty
         **{CLAIM + "context": {"id": stack.lms_config.context_id, "title": "T" * 2000},
            CLAIM + "resource_link": {"id": "long-titles", "title": "L" * 2000}}))
     assert r.status_code == 302, r.text[:300]
-    from lti_service.models import LmsContext, LmsUser
+    from lti_service.core.models import LmsContext, LmsUser
     with stack.db() as session:
         user = session.scalars(select(LmsUser)).one()
         assert user.name == "N" * 255 and user.email == ""
@@ -314,7 +315,7 @@ def test_deep_link_picker_refuses_loose_max_attempts(sqlite_stack) -> None:  # t
 
 @pytest.mark.parametrize("value", [0, 101, HUGE])
 def test_configured_default_max_attempts_is_bounded_too(tmp_path, value: int) -> None:  # type: ignore[no-untyped-def]
-    from lti_service.config import Config
+    from lti_service.core.config import Config
 
     settings = {"var_dir": tmp_path, "secret_key": "k", "database_url": "sqlite://"}
     assert Config.from_env({**settings, "default_max_attempts": 100}).default_max_attempts == 100

@@ -18,9 +18,10 @@ from sqlalchemy import select
 
 from course.model import Checkpoint
 from devlms.browser import Browser, forms
-from lti_service.extensions import state
-from lti_service.models import CheckpointAttempt, LmsUser, Placement
-from lti_service.services.checkpoints import checkpoint_for
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.checkpoints.service import checkpoint_for
+from lti_service.core.extensions import state
+from lti_service.core.models import LmsUser, Placement
 
 LESSON = "arrays-04"
 

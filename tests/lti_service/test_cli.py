@@ -11,8 +11,9 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.orm import Session
 
 from lti_service import create_app
-from lti_service.models import AccessToken, Platform, RegistrationInvite, ToolKey, utcnow
-from lti_service.services import invites
+from lti_service.core.models import Platform, utcnow
+from lti_service.lti.models import AccessToken, RegistrationInvite, ToolKey
+from lti_service.lti.service import invites
 from pathways.cli import cli
 
 

@@ -19,8 +19,8 @@ from tool_pages import placement_id as _placement_id
 from tool_pages import token as _token
 
 from devlms.browser import Browser, forms
-from lti_service.services.outbox import deliver_due
-from lti_service.tokens import seal, unseal
+from lti_service.core.tokens import seal, unseal
+from lti_service.outbox.service.delivery import deliver_due
 
 EVIL = "https://evil.example"
 

@@ -7,8 +7,10 @@ import re
 from sqlalchemy import select
 
 from devlms.browser import Browser, forms
-from lti_service.models import CheckpointAttempt, Placement, ScoreOutbox
-from lti_service.services.outbox import deliver_due
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.models import Placement
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import deliver_due
 
 
 def _answer(browser: Browser, page, choice: str):  # type: ignore[no-untyped-def]

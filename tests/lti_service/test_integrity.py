@@ -17,10 +17,11 @@ from devlms.browser import Browser
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker, course_checks_resolver
 from grading_contract.queues import Queues
-from lti_service.extensions import state
-from lti_service.models import LmsUser, Placement, ScoreOutbox
-from lti_service.services.checkpoints import checkpoint_for
-from lti_service.services.outbox import deliver_due
+from lti_service.checkpoints.service import checkpoint_for
+from lti_service.core.extensions import state
+from lti_service.core.models import LmsUser, Placement
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions import service
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission

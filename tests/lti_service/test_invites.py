@@ -8,10 +8,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from lti_service.db import make_engine, make_session_factory, upgrade
-from lti_service.models import Platform, RegistrationInvite, utcnow
-from lti_service.services import invites
-from lti_service.services.errors import ServiceError
+from lti_service.core.db import make_engine, make_session_factory, upgrade
+from lti_service.core.errors import ServiceError
+from lti_service.core.models import Platform, utcnow
+from lti_service.lti.models import RegistrationInvite
+from lti_service.lti.service import invites
 
 
 def _platform(session: Session, client_id: str) -> Platform:

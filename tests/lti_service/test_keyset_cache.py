@@ -11,8 +11,8 @@ from test_launch_rejections import claims, login, post, sign
 
 from devlms.browser import Browser
 from devlms.config import new_private_key_pem
-from lti_service.models import LtiStorage
-from lti_service.services import keysets
+from lti_service.lti.models import LtiStorage
+from lti_service.lti.service import keysets
 
 
 def signed_launch(stack, **sign_args: Any):  # type: ignore[no-untyped-def]

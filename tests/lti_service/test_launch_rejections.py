@@ -26,15 +26,11 @@ from unit_launch import login as unit_login
 
 from devlms.browser import Browser
 from devlms.config import new_private_key_pem, public_pem
-from lti_service.extensions import state
-from lti_service.models import (
-    CheckpointAttempt,
-    LmsContext,
-    LmsUser,
-    Placement,
-    ScoreOutbox,
-    UsedNonce,
-)
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.extensions import state
+from lti_service.core.models import LmsContext, LmsUser, Placement
+from lti_service.lti.models import UsedNonce
+from lti_service.outbox.models import ScoreOutbox
 
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -248,8 +244,9 @@ def test_expired_protocol_rows_are_purged_by_the_consumer_timer(sqlite_stack,  #
 
     from grader_worker.config import load_config
     from grading_contract.queues import Queues
-    from lti_service.extensions import state
-    from lti_service.models import LtiStorage, Platform, utcnow
+    from lti_service.core.extensions import state
+    from lti_service.core.models import Platform, utcnow
+    from lti_service.lti.models import LtiStorage
     from lti_service.submissions.consumer import ResultsConsumer
     from lti_service.submissions.settings import GradingSettings
 

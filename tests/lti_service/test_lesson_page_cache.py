@@ -1,12 +1,13 @@
 """The lesson body is rendered once per (lesson, action) and the launch token put in by text
-replacement (lti_service/learner/page.py): the result must equal a fresh render, every time."""
+replacement (lti_service/learner/service/page.py): the result must equal a fresh render, every
+time."""
 
 from __future__ import annotations
 
 import pytest
 
 from course import load_course
-from lti_service.learner import page
+from lti_service.learner.service import page
 
 
 @pytest.fixture(scope="module")

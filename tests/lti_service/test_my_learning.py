@@ -16,8 +16,8 @@ from sqlalchemy import func, select
 from tool_pages import CHECKPOINT, EXERCISE, hidden
 
 from devlms.browser import Browser, forms
-from lti_service.extensions import state
-from lti_service.models import PortfolioImport
+from lti_service.core.extensions import state
+from lti_service.learner.models import PortfolioImport
 
 
 def _nav(page: requests.Response, text: str) -> str:

@@ -18,7 +18,7 @@ from probe_server import ProbeServer, raw_listener
 from werkzeug.serving import make_server
 
 from devlms.server import free_port
-from lti_service.services.outbound import (
+from lti_service.lti.service.outbound import (
     FAILED,
     OutboundPolicy,
     OutboundRefused,
@@ -70,7 +70,7 @@ def test_loopback_refused_unless_allowed_and_nothing_is_sent(probe: ProbeServer)
 
 def test_every_failure_gives_the_same_message_and_logs_the_cause(
         probe: ProbeServer, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, "lti_service.services.outbound")
+    caplog.set_level(logging.WARNING, "lti_service.lti.service.outbound")
     with raw_listener(None) as silent, raw_listener(b"SSH-2.0-OpenSSH_9.6\r\n") as ssh:
         urls = {
             "closed port": f"http://127.0.0.1:{free_port()}/x",

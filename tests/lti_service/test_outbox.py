@@ -13,9 +13,11 @@ from devlms.browser import Browser
 from devlms.config import new_private_key_pem
 from devlms.server import LiveServer, free_port
 from devlms.state import KEY_FILE, open_state
-from lti_service.models import AccessToken, LmsUser, Placement, Platform, ScoreOutbox, utcnow
-from lti_service.services.outbox import backoff, deliver_due, requeue
-from lti_service.services.scores import record_score
+from lti_service.core.models import LmsUser, Placement, Platform, utcnow
+from lti_service.lti.models import AccessToken
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import backoff, deliver_due, requeue
+from lti_service.outbox.service.scores import record_score
 
 
 def _launch_learner(stack, user: str, content_id: str = "arrays-04.checkpoint"):  # type: ignore[no-untyped-def]

@@ -27,9 +27,11 @@ from tool_pages import hidden
 
 from devlms.browser import Browser
 from devlms.server import LiveServer, free_port
-from lti_service.models import AccessToken, Placement, Platform, ScoreOutbox, utcnow
-from lti_service.services.outbox import SCORE_SCOPE, deliver_due, judge, requeue
-from lti_service.services.scores import record_score
+from lti_service.core.models import Placement, Platform, utcnow
+from lti_service.lti.models import AccessToken
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import SCORE_SCOPE, deliver_due, judge, requeue
+from lti_service.outbox.service.scores import record_score
 
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 ALL_AGS = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -130,7 +132,7 @@ def link(stack, url: str, item: str, *, user: str = "alice",  # type: ignore[no-
 
 
 def queue(stack, placement_id: int, score: float = 1.0, user: str = "alice") -> int:  # type: ignore[no-untyped-def]
-    from lti_service.models import LmsUser
+    from lti_service.core.models import LmsUser
 
     with stack.db() as session:
         row = record_score(session, placement=session.get(Placement, placement_id),

@@ -9,7 +9,7 @@ from lti_stack import build_stack
 
 from course import ContentError, load_course
 from devlms.browser import Browser
-from lti_service.extensions import state
+from lti_service.core.extensions import state
 
 
 def test_real_lesson_in_the_lms(sqlite_url: str, tmp_path: Path) -> None:

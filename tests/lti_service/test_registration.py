@@ -11,10 +11,11 @@ from sqlalchemy import select
 
 from devlms import create_app as create_lms
 from devlms.server import LiveServer
-from lti_service.models import Platform, RegistrationInvite
-from lti_service.services import invites
-from lti_service.services.outbound import FAILED
-from lti_service.services.platforms import remove_platform
+from lti_service.core.models import Platform
+from lti_service.lti.models import RegistrationInvite
+from lti_service.lti.service import invites
+from lti_service.lti.service.outbound import FAILED
+from lti_service.lti.service.platforms import remove_platform
 
 
 def invite(stack: Stack, hours: int = 1, issuer: str | None = None) -> str:

@@ -19,12 +19,13 @@ from sqlalchemy import delete, select
 from devlms import create_app as create_lms
 from devlms.browser import Browser
 from devlms.server import LiveServer, free_port
-from lti_service.extensions import state
-from lti_service.models import LmsUser, LtiStorage, Platform, RegistrationInvite, utcnow
-from lti_service.services import invites, keysets
-from lti_service.services.outbound import FAILED
-from lti_service.services.platforms import update_platform
-from lti_service.services.registration import TOOL_CONFIG
+from lti_service.core.extensions import state
+from lti_service.core.models import LmsUser, Platform, utcnow
+from lti_service.lti.models import LtiStorage, RegistrationInvite
+from lti_service.lti.service import invites, keysets
+from lti_service.lti.service.outbound import FAILED
+from lti_service.lti.service.platforms import update_platform
+from lti_service.lti.service.registration import TOOL_CONFIG
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def test_registration_takeover_is_refused_and_nothing_changes(sqlite_stack: Stac
     cfg = stack.lms_config
     # A platform on the probe's own origin, already registered with client id "victim".
     with stack.db() as session:
-        from lti_service.services.platforms import add_platform
+        from lti_service.lti.service.platforms import add_platform
 
         add_platform(session, issuer=probe.url, client_id="victim",
                      auth_login_url="https://real.example/auth",

@@ -14,7 +14,7 @@ from sqlalchemy import event
 from test_launch_rejections import claims, login, post, sign
 
 from devlms.browser import Browser
-from lti_service.extensions import state
+from lti_service.core.extensions import state
 
 # login: platform, nonce upsert, state upsert (no tool key read, no housekeeping DELETEs).
 # launch: nonce check, platform, key-set cache, deployment, user, course+placement (one query),

@@ -13,9 +13,9 @@ from devlms.browser import Browser, forms
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
-from lti_service.extensions import state
-from lti_service.models import ScoreOutbox
-from lti_service.services.outbox import deliver_due
+from lti_service.core.extensions import state
+from lti_service.outbox.models import ScoreOutbox
+from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.settings import GradingSettings

@@ -21,8 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from grader_worker.config import load_config
 from grading_contract.queues import Queues
-from lti_service.db import make_engine, make_session_factory, upgrade
-from lti_service.models import LmsContext, LmsUser, Placement, Platform, ScoreOutbox, utcnow
+from lti_service.core.db import make_engine, make_session_factory, upgrade
+from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
+from lti_service.outbox.models import ScoreOutbox
 from lti_service.submissions import service
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import GradingRun, Submission

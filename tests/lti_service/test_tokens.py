@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from lti_service.tokens import Launch, TokenError, csrf_matches, csrf_token, seal, unseal
+from lti_service.core.tokens import Launch, TokenError, csrf_matches, csrf_token, seal, unseal
 
 SECRET = "test-secret-for-tokens"
 LAUNCH = Launch(user_id=4242, placement_id=77, context_pk=9, is_instructor=False,

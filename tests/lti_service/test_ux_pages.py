@@ -15,7 +15,7 @@ from lti_stack import Stack
 from tool_pages import CHECKPOINT, EXERCISE, token
 
 from devlms.browser import Browser, forms
-from lti_service.extensions import state
+from lti_service.core.extensions import state
 from lti_service.submissions.views import graded_file
 
 MATH_EXERCISE = "arrays-04.exercise.matrix-column"  # its prompt and hints hold inline math
@@ -130,8 +130,8 @@ def test_real_course_pages_render_math_titles_and_position(real_stack: Stack) ->
 
 
 def test_checkpoint_difficulty_counts_each_learners_first_answer() -> None:
-    from lti_service.models import CheckpointAttempt
-    from lti_service.services.classview import first_wrong_share
+    from lti_service.checkpoints.models import CheckpointAttempt
+    from lti_service.instructor.service.classview import first_wrong_share
 
     def attempt(user: int, number: int, correct: bool) -> CheckpointAttempt:
         return CheckpointAttempt(placement_id=1, user_id=user, checkpoint_id=CHECKPOINT,
@@ -145,7 +145,7 @@ def test_checkpoint_difficulty_counts_each_learners_first_answer() -> None:
 
 
 def test_exercise_histogram_counts_each_learners_best_attempt() -> None:
-    from lti_service.services.classview import outcome_histogram
+    from lti_service.instructor.service.classview import outcome_histogram
     from lti_service.submissions.models import Submission
 
     def sub(user: int, status: str, score: float | None) -> Submission:
@@ -208,7 +208,8 @@ def test_lms_lesson_page_has_the_seeds_parts_and_they_resolve(real_stack: Stack)
 def test_an_ungraded_lesson_records_answers_but_queues_no_score(sqlite_stack: Stack) -> None:
     from sqlalchemy import func, select
 
-    from lti_service.models import CheckpointAttempt, ScoreOutbox
+    from lti_service.checkpoints.models import CheckpointAttempt
+    from lti_service.outbox.models import ScoreOutbox
 
     stack = sqlite_stack
     (lesson_link,) = stack.deep_link(["arrays-04"])
@@ -237,7 +238,7 @@ def test_an_ungraded_lesson_records_answers_but_queues_no_score(sqlite_stack: St
 
 
 def test_picker_descriptions_are_one_line_and_never_leave_code_or_math_open() -> None:
-    from lti_service.services.content import first_line
+    from lti_service.core.content import first_line
 
     assert first_line("First sentence. Second one.\nMore") == "First sentence."
     assert first_line("\n\n  Lead line\nnext") == "Lead line"

@@ -10,7 +10,9 @@ import requests
 from sqlalchemy import func, select
 
 from devlms.browser import forms
-from lti_service.models import CheckpointAttempt, Placement, ScoreOutbox
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.models import Placement
+from lti_service.outbox.models import ScoreOutbox
 from lti_service.submissions.models import Submission
 
 CHECKPOINT = "arrays-04.checkpoint"

@@ -1,0 +1,30 @@
+"""Checkpoint attempts: each answer a learner gave to a checkpoint of a placement."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcnow
+
+
+class CheckpointAttempt(Base):
+    __tablename__ = "checkpoint_attempts"
+    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    checkpoint_id: Mapped[str] = mapped_column(String(255))
+    choice: Mapped[str] = mapped_column(String(20))
+    correct: Mapped[bool] = mapped_column(Boolean)
+    variant: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The parameters of the variant answered (a parametrised checkpoint), else None."""
+    attempt_number: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    placement: Mapped[Placement] = relationship()
+    user: Mapped[LmsUser] = relationship()

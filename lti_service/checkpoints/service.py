@@ -1,0 +1,125 @@
+"""Checkpoint answers: validate the choice, enforce the attempt limit, record the attempt, and
+queue the score that the placement's counting rule (first, last, best) selects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from course.model import Checkpoint
+from course.variants import shuffled_choices, variant_for
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core.errors import Conflict, ServiceError, excerpt
+from lti_service.core.models import LmsUser, Placement
+from lti_service.outbox.service.scores import record_score
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    attempt_number: int
+    correct: bool
+    feedback: str
+    explanation: str
+    counted_score: float
+    attempts_left: int
+
+
+def checkpoint_for(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
+    """The checkpoint as this learner sees it: their variant of a parametrised one, choices in
+    their own stable order. Keys are unchanged, so answers, scoring and per-choice feedback do
+    not depend on the order."""
+    return shuffled_choices(variant_of(checkpoint, placement, user_id),
+                            course=str(placement.context_id), placement=str(placement.id),
+                            learner=str(user_id))
+
+
+def variant_of(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
+    """This learner's variant (stable per course, placement and learner, like an exercise's);
+    the checkpoint itself when it declares no parameters."""
+    source = checkpoint.template or checkpoint
+    if not source.params:
+        return checkpoint
+    return source.for_variant(variant_for(source.param_space, course=str(placement.context_id),
+                                          placement=str(placement.id), learner=str(user_id)))
+
+
+def attempts_of(session: Session, placement_id: int, user_id: int) -> list[CheckpointAttempt]:
+    return list(
+        session.scalars(
+            select(CheckpointAttempt)
+            .where(CheckpointAttempt.placement_id == placement_id,
+                   CheckpointAttempt.user_id == user_id)
+            .order_by(CheckpointAttempt.attempt_number)
+        )
+    )
+
+
+def counted(attempts: list[CheckpointAttempt], counting: str) -> float:
+    if not attempts:
+        return 0.0
+    if counting == "first":
+        return 1.0 if attempts[0].correct else 0.0
+    if counting == "last":
+        return 1.0 if attempts[-1].correct else 0.0
+    return 1.0 if any(a.correct for a in attempts) else 0.0
+
+
+def answer(
+    session: Session,
+    *,
+    placement: Placement,
+    user: LmsUser,
+    checkpoint: Checkpoint,
+    choice: str,
+    graded: bool = True,
+) -> AnswerResult:
+    """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
+    lesson placed as an ungraded link, which has no gradebook column to post to)."""
+    checkpoint = variant_of(checkpoint, placement, user.id)
+    picked = checkpoint.choice(choice)
+    if picked is None:
+        keys = ", ".join(c.key for c in checkpoint.choices)
+        raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
+                           f"({keys})", field="choice")
+    # One read of the learner's attempts serves the limit and the counted score (the count and
+    # the history re-read were the same rows).
+    earlier = attempts_of(session, placement.id, user.id)
+    if len(earlier) >= placement.max_attempts:
+        raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
+    attempt = CheckpointAttempt(
+        placement_id=placement.id,
+        user_id=user.id,
+        checkpoint_id=checkpoint.id,
+        choice=picked.key,
+        correct=picked.correct,
+        variant=dict(checkpoint.variant) or None,
+        attempt_number=len(earlier) + 1,
+    )
+    session.add(attempt)
+    session.flush()
+    history = [*earlier, attempt]
+    score = counted(history, placement.counting)
+    left = placement.max_attempts - len(history)
+    done = score == 1.0 or left == 0
+    if graded:
+        record_score(
+            session,
+            placement=placement,
+            user=user,
+            score=score,
+            max_score=1.0,
+            activity_progress="Completed" if done else "Submitted",
+            grading_progress="FullyGraded",
+            comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
+            source=f"checkpoint:{attempt.id}",
+        )
+    return AnswerResult(
+        attempt_number=attempt.attempt_number,
+        correct=picked.correct,
+        feedback=picked.feedback,
+        explanation=checkpoint.explanation if done else "",
+        counted_score=score,
+        attempts_left=left,
+    )

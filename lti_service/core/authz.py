@@ -1,0 +1,182 @@
+"""Who may do what: one guard per blueprint resolves launch -> placement -> content item -> role.
+
+Each blueprint makes one ``Guard`` and decorates every view with the rule it needs
+(``@guard(LEARNER, kinds=CHECKPOINT_KINDS)``). The guard reads the launch token from the
+sources its blueprint allows, checks Origin and the CSRF token on state-changing requests,
+loads the user, the LMS course, the placement the URL names (or the placement of the owned
+object it names, e.g. a submission) and its content item, enforces the rules below and calls
+the view with the resolved ``Access``. Views never look at the token or re-check anything.
+
+The rules, in one place:
+- Everyone: the placement belongs to the launch's LMS course (else 404), and its content is of a
+  kind the endpoint serves (checkpoint answers to lesson/checkpoint placements, submissions to
+  exercise placements; else 404).
+- A learner acts only on the placement they launched (else 403), and an owned object (a
+  submission) must be theirs (else 404: we do not say whose it is).
+- An instructor may open any placement and any learner's object of their own LMS course only.
+- ``INSTRUCTOR`` views refuse everyone else with 403.
+With ``fail_closed`` (the default) the blueprint answers 403 for a view that has no rule, so a
+new view cannot be reachable by accident.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from flask import Blueprint, abort, current_app, request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from lti_service.core import content
+from lti_service.core.auth import SAFE_METHODS, Source, check_csrf, check_origin, load_launch
+from lti_service.core.content import ContentItem
+from lti_service.core.extensions import db, state
+from lti_service.core.models import LmsContext, LmsUser, Placement
+from lti_service.core.tokens import Launch
+
+F = TypeVar("F", bound=Callable[..., Any])
+Role = Literal["learner", "instructor"]
+LEARNER: Role = "learner"  # any launched user (an instructor may preview learner pages)
+INSTRUCTOR: Role = "instructor"
+RULE_ATTR = "_pathways_rule"
+
+
+@dataclass(frozen=True)
+class Rule:
+    role: Role
+    kinds: tuple[str, ...] | None = None
+    """Content kinds of the placement this endpoint serves; None: any kind."""
+
+
+@dataclass(frozen=True)
+class Owned:
+    """An object a URL names that belongs to one learner in one placement (a submission)."""
+
+    obj: Any
+    placement_id: int
+    user_id: int
+
+
+OwnedLoader = Callable[[Session, str], Owned | None]
+
+
+@dataclass(frozen=True)
+class Access:
+    """What the guard resolved for this request; views read, never re-check."""
+
+    launch: Launch
+    user: LmsUser
+    context: LmsContext
+
+
+@dataclass(frozen=True)
+class PlacementAccess(Access):
+    placement: Placement
+    item: ContentItem
+    owned: Any = None
+    """The owned object the URL named (e.g. a Submission), when it named one."""
+
+
+class Guard:
+    """The loader/authorizer of one blueprint (see the module docstring)."""
+
+    def __init__(self, bp: Blueprint, *, source: Source,
+                 owned: Mapping[str, OwnedLoader] | None = None,
+                 fail_closed: bool = True) -> None:
+        self.source = source
+        self.owned = dict(owned or {})
+        if fail_closed:
+            bp.before_request(_refuse_unguarded)
+
+    def __call__(self, role: Role, *, kinds: tuple[str, ...] | None = None) -> Callable[[F], F]:
+        rule = Rule(role, kinds)
+
+        def decorate(view: F) -> F:
+            @functools.wraps(view)
+            def wrapped(**url_values: Any) -> Any:
+                access = self.resolve(rule, url_values)
+                return view(access, **url_values)
+
+            setattr(wrapped, RULE_ATTR, rule)
+            return wrapped  # type: ignore[return-value]
+
+        return decorate
+
+    def resolve(self, rule: Rule, url_values: dict[str, Any]) -> Access:
+        """Check and load everything ``rule`` needs; pops the URL values it consumed."""
+        launch = load_launch(self.source)
+        if rule.role == INSTRUCTOR and not launch.is_instructor:
+            abort(403, "this page is for instructors of the course")
+        if request.method not in SAFE_METHODS:
+            check_origin()
+            if self.source == "page":
+                check_csrf(launch)
+        session = db()
+        placement_id: int | None = url_values.pop("placement_id", None)
+        user, context, loaded = _load(session, launch, placement_id)
+        owned = self._owned(session, launch, url_values)
+        if owned is not None:
+            placement_id = owned.placement_id
+        if placement_id is None:
+            return Access(launch, user, context)
+        if loaded is None or loaded.id != placement_id:
+            loaded = session.get(Placement, placement_id)
+        placement, item = _placement(launch, loaded, rule)
+        return PlacementAccess(launch, user, context, placement, item,
+                               owned.obj if owned else None)
+
+    def _owned(self, session: Session, launch: Launch, url_values: dict[str, Any]) -> Owned | None:
+        for name, loader in self.owned.items():
+            if name in url_values:
+                found = loader(session, str(url_values.pop(name)))
+                if found is None or (found.user_id != launch.user_id
+                                     and not launch.is_instructor):
+                    abort(404, "nothing of yours has this id")
+                return found
+        return None
+
+
+def _load(session: Session, launch: Launch,
+          placement_id: int | None) -> tuple[LmsUser, LmsContext, Placement | None]:
+    """The launch's user and course, and the URL's placement, in one query (401 when the launch
+    names rows that are gone).
+
+    One statement instead of three on every guarded request (the placement is None when the
+    URL names none or no such row exists).
+    """
+    entities: list[Any] = [LmsUser, LmsContext]
+    if placement_id is not None:
+        entities.append(Placement)
+    query = (select(*entities).select_from(LmsUser)
+             .join(LmsContext, LmsContext.id == launch.context_pk)
+             .where(LmsUser.id == launch.user_id))
+    if placement_id is not None:
+        query = query.outerjoin(Placement, Placement.id == placement_id)
+    row = session.execute(query).first()
+    if row is None:
+        abort(401, "this launch is no longer known: open the activity again from the LMS")
+    return row[0], row[1], (row[2] if placement_id is not None else None)
+
+
+def _placement(launch: Launch, placement: Placement | None,
+               rule: Rule) -> tuple[Placement, ContentItem]:
+    if placement is None or placement.context_id != launch.context_pk:
+        abort(404, "no such activity in this course: open it again from the LMS")
+    if not launch.is_instructor and placement.id != launch.placement_id:
+        abort(403, "this is not the activity you launched: open it from your LMS course")
+    item = content.find(state().course.get(), placement.content_id)
+    if item is None:
+        abort(404, f"content {placement.content_id!r} is no longer in the course")
+    if rule.kinds is not None and item.kind not in rule.kinds:
+        abort(404, f"this activity is {'an' if item.kind[0] in 'aeiou' else 'a'} {item.kind}: "
+                   "this request is for another kind of activity")
+    return placement, item
+
+
+def _refuse_unguarded() -> None:
+    view = current_app.view_functions.get(request.endpoint or "")
+    if view is not None and getattr(view, RULE_ATTR, None) is None:
+        abort(403, "this page has no access rule")

@@ -1,0 +1,1 @@
+"""The class view's numbers and the NRPS roster: no Flask."""

@@ -1,0 +1,1 @@
+"""My learning's portfolio and the lesson page's rendering: no Flask."""

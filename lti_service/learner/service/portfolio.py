@@ -1,0 +1,241 @@
+"""My learning: one learner's work across an LMS course, its ZIP export and import.
+
+Keyed by the learner's LTI identity on the tool's side (``LmsUser``: platform + ``sub``). The
+ZIP holds ``index.json`` (what it is, every record, the file of each attempt), the code of each
+exercise attempt, its output and its graded result (the receipt), so a learner can keep it, and
+import it on another course or deployment, where My learning lists it as imported work.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from course.model import Course
+from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.checkpoints.service import counted
+from lti_service.core import content
+from lti_service.core.errors import ServiceError
+from lti_service.core.models import Base, LmsContext, LmsUser, Placement, utcnow
+from lti_service.learner.models import EvidenceNote, PortfolioImport
+
+FORMAT = "jax-pathways-portfolio/1"
+MAX_IMPORT_BYTES = 2 * 1024 * 1024
+MAX_IMPORT_FILES = 500
+MAX_NOTE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class LessonNote:
+    """A lesson of the course's placements and the learner's evidence note for it."""
+
+    lesson_id: str
+    title: str
+    template: str
+    text: str
+    updated_at: str | None
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    content_id: str
+    title: str
+    answers: list[dict[str, Any]]
+    """Each answer: attempt, choice, correct, at (ISO 8601)."""
+    score: float
+
+
+@dataclass(frozen=True)
+class ExerciseRecord:
+    content_id: str
+    title: str
+    attempts: list[dict[str, Any]]
+    """Each attempt: attempt, status, score, max_score, feedback, at, and its files in the ZIP."""
+    best: float | None
+    max_score: float | None
+
+
+@dataclass
+class Portfolio:
+    learner: str
+    course: str
+    notes: list[LessonNote] = field(default_factory=list)
+    checkpoints: list[CheckpointRecord] = field(default_factory=list)
+    exercises: list[ExerciseRecord] = field(default_factory=list)
+    imported: list[PortfolioImport] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    """ZIP path -> text (code, output, receipt) of each exercise attempt."""
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when else None
+
+
+def placed_lessons(session: Session, course: Course, context: LmsContext) -> dict[str, Any]:
+    """Lesson id -> Lesson, for every lesson an activity of the LMS course belongs to."""
+    out: dict[str, Any] = {}
+    for cid in session.scalars(select(Placement.content_id).where(
+            Placement.context_id == context.id).order_by(Placement.id)):
+        item = content.find(course, cid)
+        if item is not None:
+            out.setdefault(item.lesson.id, item.lesson)
+    return out
+
+
+def collect(session: Session, user: LmsUser, context: LmsContext,
+            course: Course) -> Portfolio:
+    """Everything ``user`` did in the LMS course ``context``, in placement order."""
+    placements = list(session.scalars(select(Placement).where(
+        Placement.context_id == context.id).order_by(Placement.id)))
+    mine = Portfolio(learner=user.name or user.sub, course=context.title or context.context_id)
+    written = {n.lesson_id: n for n in session.scalars(select(EvidenceNote).where(
+        EvidenceNote.user_id == user.id))}
+    for lesson_id, lesson in placed_lessons(session, course, context).items():
+        note = written.get(lesson_id)
+        mine.notes.append(LessonNote(lesson_id, lesson.title, lesson.evidence_template,
+                                     note.text if note else "",
+                                     _iso(note.updated_at) if note else None))
+        if note and note.text.strip():
+            mine.sources[f"notes/{lesson_id}.md"] = note.text
+    answers: dict[int, list[CheckpointAttempt]] = {}
+    for a in session.scalars(select(CheckpointAttempt).where(
+            CheckpointAttempt.user_id == user.id,
+            CheckpointAttempt.placement_id.in_([p.id for p in placements]))
+            .order_by(CheckpointAttempt.attempt_number)):
+        answers.setdefault(a.placement_id, []).append(a)
+    subs = _submissions(session, user, [p.id for p in placements])
+    for p in placements:
+        if p.id in answers:
+            tried = answers[p.id]
+            mine.checkpoints.append(CheckpointRecord(
+                p.content_id, p.title,
+                [{"attempt": a.attempt_number, "choice": a.choice, "correct": a.correct,
+                  "at": _iso(a.created_at)} for a in tried],
+                counted(tried, p.counting)))
+        if p.id in subs:
+            mine.exercises.append(_exercise(p, subs[p.id], mine.sources))
+    mine.imported = list(session.scalars(select(PortfolioImport).where(
+        PortfolioImport.user_id == user.id).order_by(PortfolioImport.id)))
+    return mine
+
+
+def _submissions(session: Session, user: LmsUser, placement_ids: list[int]
+                 ) -> dict[int, list[Any]]:
+    """The grading part's rows, read through the shared metadata (as the class view does)."""
+    table = Base.metadata.tables.get("submissions")
+    if table is None or not placement_ids:
+        return {}
+    out: dict[int, list[Any]] = {}
+    for row in session.execute(select(table).where(
+            table.c.user_id == user.id, table.c.placement_id.in_(placement_ids))
+            .order_by(table.c.attempt_number)):
+        out.setdefault(row.placement_id, []).append(row)
+    return out
+
+
+def _exercise(p: Placement, rows: list[Any], files: dict[str, str]) -> ExerciseRecord:
+    attempts = []
+    folder = p.content_id.replace("/", "_")
+    for row in rows:
+        base = f"exercises/{folder}/attempt-{row.attempt_number}"
+        result = row.result or {}
+        files[f"{base}/main.py"] = row.source
+        output = "".join(part for part in (result.get("stdout", ""), result.get("stderr", "")))
+        if output:
+            files[f"{base}/output.txt"] = output
+        if result:
+            files[f"{base}/receipt.json"] = json.dumps(result, indent=2, sort_keys=True)
+        attempts.append({"attempt": row.attempt_number, "status": row.status,
+                         "score": row.score, "max_score": row.max_score,
+                         "feedback": row.feedback, "at": _iso(row.created_at),
+                         "files": sorted(k for k in files if k.startswith(base + "/"))})
+    graded = [r.score for r in rows if r.status == "graded" and r.score is not None]
+    return ExerciseRecord(p.content_id, p.title, attempts, max(graded) if graded else None,
+                          next((r.max_score for r in rows if r.max_score), None))
+
+
+def index_of(mine: Portfolio, *, tool_url: str) -> dict[str, Any]:
+    return {"format": FORMAT, "learner": mine.learner, "course": mine.course,
+            "tool": tool_url,
+            "notes": [{"lesson_id": n.lesson_id, "title": n.title, "updated_at": n.updated_at,
+                       "file": f"notes/{n.lesson_id}.md"} for n in mine.notes if n.text.strip()],
+            "checkpoints": [asdict(c) for c in mine.checkpoints],
+            "exercises": [asdict(e) for e in mine.exercises]}
+
+
+def export_zip(mine: Portfolio, *, tool_url: str) -> bytes:
+    """The portfolio as one ZIP: ``index.json`` and every attempt's code, output and receipt."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("index.json", json.dumps(index_of(mine, tool_url=tool_url), indent=2))
+        for name, text in sorted(mine.sources.items()):
+            zf.writestr(name, text)
+    return out.getvalue()
+
+
+def read_zip(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
+    """(index, files) of an exported portfolio; ServiceError says what is wrong with it."""
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ServiceError(f"the ZIP is {len(data)} bytes; the limit is {MAX_IMPORT_BYTES}")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except zipfile.BadZipFile as exc:
+        raise ServiceError("this is not a ZIP file: choose the file My learning exported"
+                           ) from exc
+    if len(infos) > MAX_IMPORT_FILES:
+        raise ServiceError(f"the ZIP holds {len(infos)} files; the limit is {MAX_IMPORT_FILES}")
+    if sum(i.file_size for i in infos) > 4 * MAX_IMPORT_BYTES:
+        raise ServiceError("the ZIP unpacks to too much data to be a My learning export")
+    names = {i.filename for i in infos}
+    if "index.json" not in names:
+        raise ServiceError("the ZIP has no index.json: it is not a My learning export")
+    try:
+        index = json.loads(zf.read("index.json"))
+        files = {i.filename: zf.read(i).decode("utf-8") for i in infos
+                 if i.filename != "index.json" and not i.is_dir()}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError(f"the ZIP's files are not the JSON and text it should hold ({exc})"
+                           ) from exc
+    if not isinstance(index, dict) or index.get("format") != FORMAT:
+        raise ServiceError(f"index.json is not a {FORMAT} index")
+    for key in ("checkpoints", "exercises"):
+        if not isinstance(index.get(key), list):
+            raise ServiceError(f"index.json has no list {key!r}")
+    return index, files
+
+
+def import_zip(session: Session, user: LmsUser, data: bytes) -> PortfolioImport:
+    index, files = read_zip(data)
+    row = PortfolioImport(user_id=user.id, manifest=index, files=files,
+                          source=f"{index.get('course', '')} ({index.get('tool', '')})"[:500])
+    session.add(row)
+    session.flush()
+    return row
+
+
+def save_note(session: Session, user: LmsUser, context: LmsContext, course: Course,
+              lesson_id: str, text: str) -> EvidenceNote:
+    """Write the learner's evidence note for a lesson placed in this LMS course."""
+    if lesson_id not in placed_lessons(session, course, context):
+        raise ServiceError("that lesson is not part of this LMS course", field="lesson_id")
+    text = text.replace("\r\n", "\n")
+    if len(text) > MAX_NOTE_CHARS:
+        raise ServiceError(f"the note is {len(text)} characters; the limit is {MAX_NOTE_CHARS}",
+                           field="text")
+    note = session.scalar(select(EvidenceNote).where(
+        EvidenceNote.user_id == user.id, EvidenceNote.lesson_id == lesson_id))
+    if note is None:
+        note = EvidenceNote(user_id=user.id, lesson_id=lesson_id)
+        session.add(note)
+    note.text = text
+    note.updated_at = utcnow()
+    session.flush()
+    return note

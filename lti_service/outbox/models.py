@@ -1,0 +1,47 @@
+"""The score outbox: scores on their way to the LMS gradebook."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Float, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcnow
+
+
+class ScoreOutbox(Base):
+    """One score to post through AGS; written in the grade's transaction, posted until the LMS
+    answers (``services.outbox`` has the rules).
+
+    status: ``pending`` (due at ``next_attempt_at``), ``delivered`` (the LMS answered 2xx),
+    ``failed`` (the LMS refused it, or it was still refused after the retry cap; ``last_error``
+    holds the LMS's reason) or ``no_lineitem``. ``resent_at``: the instructor's last resend; the
+    AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a repeated timestamp).
+    """
+
+    __tablename__ = "score_outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    score: Mapped[float] = mapped_column(Float)
+    max_score: Mapped[float] = mapped_column(Float)
+    activity_progress: Mapped[str] = mapped_column(String(30))
+    grading_progress: Mapped[str] = mapped_column(String(30))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    source: Mapped[str] = mapped_column(String(100))
+    status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    resent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    @property
+    def ags_timestamp(self) -> datetime:
+        return self.resent_at or self.created_at
+
+    placement: Mapped[Placement] = relationship()
+    user: Mapped[LmsUser] = relationship()

@@ -1,0 +1,1 @@
+"""Recording scores and delivering them (AGS): no Flask."""

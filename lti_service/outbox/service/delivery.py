@@ -1,0 +1,215 @@
+"""Post due ``score_outbox`` rows to the LMS through AGS: each score reaches the gradebook once,
+and a score that cannot is visible with the LMS's reason.
+
+What the LMS answers decides (``judge``, a pure function):
+
+- any 2xx: delivered, whatever the body (Moodle and others answer ``200 text/plain OK`` or an
+  empty body; pylti1p3 parsed every answer as JSON, failed, and re-posted the score forever);
+- 401 or 403 to a stored token: the token is dropped and the POST made once more with a fresh
+  one (``CachedServiceConnector.post``). A fresh token answered 401 is retried like a 5xx (fixing
+  the platform's key or token URL is an operator's job that takes time); 403 is a refusal;
+- 408, 425, 429, 5xx, a redirect, no answer (network, timeout), a failed token request: retried
+  with exponential backoff (``BASE_DELAY * 2**(tries-1)`` capped at ``MAX_DELAY``, later if the
+  LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``;
+- any other 4xx ("user not found", "invalid grade", "score already exists for the provided
+  timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
+  same score again would get the same answer.
+
+Each row is claimed before its POST (two consumers never post one score), commits on its own,
+and nothing one row raises stops the others. The instructor's resend (``requeue``) sets
+``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score per timestamp and
+Open edX answers a repeated one with 400. The token asks for the score scope only.
+``pathways consumer`` calls ``deliver_due`` periodically.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+import requests
+from pylti1p3.exception import LtiException, LtiServiceException
+from pylti1p3.grade import Grade
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from lti_service.core.models import LmsContext, Placement, Platform, utcnow
+from lti_service.lti.service.connector import CachedServiceConnector, ServiceAnswer
+from lti_service.lti.service.toolconf import registration_for
+from lti_service.outbox.models import ScoreOutbox
+
+log = logging.getLogger(__name__)
+BASE_DELAY = timedelta(seconds=30)
+MAX_DELAY = timedelta(hours=1)
+MAX_TRIES = 30
+"""About a day of retries (7 doubling delays, then hourly) before a score is marked failed."""
+REASON_CHARS = 300
+CLAIM_LEASE = timedelta(minutes=5)
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+RETRYABLE = frozenset({401, 408, 425, 429})
+
+Outcome = Literal["delivered", "retry", "failed"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: Outcome
+    reason: str = ""
+
+
+def backoff(tries: int) -> timedelta:
+    return min(BASE_DELAY * (2 ** max(tries - 1, 0)), MAX_DELAY)
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + "…"
+
+
+def judge(status: int, body: str) -> Verdict:
+    """What an LMS's answer to a score POST means for the row (module docstring)."""
+    if 200 <= status < 300:
+        return Verdict("delivered")
+    reason = _cut(f"LMS answered HTTP {status}: {body}")
+    if 400 <= status < 500 and status not in RETRYABLE:
+        return Verdict("failed", reason)
+    return Verdict("retry", reason)
+
+
+def retry_after(value: str | None) -> timedelta | None:
+    """A ``Retry-After`` in seconds, bounded by ``MAX_DELAY`` (HTTP dates are ignored)."""
+    if value and value.strip().isdigit():
+        return min(timedelta(seconds=int(value.strip())), MAX_DELAY)
+    return None
+
+
+def _post(session: Session, row: ScoreOutbox, placement: Placement) -> ServiceAnswer:
+    context = session.get(LmsContext, placement.context_id)
+    assert context is not None
+    platform = session.get(Platform, context.platform_id)
+    assert platform is not None
+    connector = CachedServiceConnector(registration_for(session, platform), session, platform.id)
+    grade = (
+        Grade()
+        .set_score_given(row.score)
+        .set_score_maximum(row.max_score)
+        .set_activity_progress(row.activity_progress)
+        .set_grading_progress(row.grading_progress)
+        .set_user_id(row.user.sub)
+        .set_timestamp(row.ags_timestamp.isoformat().replace("+00:00", "Z"))
+    )
+    if row.comment:
+        grade.set_comment(row.comment)
+    assert placement.lineitem_url is not None
+    url = _scores_url(placement.lineitem_url)
+    return connector.post([SCORE_SCOPE], url, grade.get_value(), SCORE_TYPE)
+
+
+def _scores_url(lineitem: str) -> str:
+    """``<lineitem>/scores``, keeping the line item URL's query (AGS 3.4)."""
+    path, sep, query = lineitem.partition("?")
+    return path.rstrip("/") + "/scores" + sep + query
+
+
+def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verdict, str | None]:
+    """One POST of the row; never raises (a bug in one row must not stop the others)."""
+    try:
+        answer = _post(session, row, placement)
+    except requests.RequestException as exc:
+        return Verdict("retry", _cut(f"LMS not reachable: {type(exc).__name__}")), None
+    except LtiServiceException as exc:  # the token request was refused
+        status = exc.response.status_code
+        return Verdict("retry", _cut(f"token request answered HTTP {status}: "
+                                     f"{exc.response.text}")), None
+    except (LtiException, ValueError, KeyError) as exc:  # e.g. a token answer without a token
+        return Verdict("retry", _cut(f"token request failed: {type(exc).__name__}: {exc}")), None
+    except Exception as exc:
+        log.exception("score %s: unexpected error while posting", row.id)
+        session.rollback()
+        return Verdict("retry", _cut(f"tool error: {type(exc).__name__}")), None
+    retry_header = next((v for k, v in answer.headers.items() if k.lower() == "retry-after"),
+                        None)
+    return judge(answer.status, answer.text), retry_header
+
+
+def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
+    """Take the row for this process before posting it: a second consumer that read it as due
+    finds it claimed and skips it, so two processes never post one score. A process that dies
+    mid-post leaves it due again after ``CLAIM_LEASE``."""
+    taken = session.execute(
+        update(ScoreOutbox)
+        .where(ScoreOutbox.id == row.id, ScoreOutbox.status == "pending",
+               ScoreOutbox.next_attempt_at <= now)
+        .values(next_attempt_at=now + CLAIM_LEASE)
+        .execution_options(synchronize_session=False))
+    session.commit()
+    if taken.rowcount != 1:  # type: ignore[attr-defined]
+        return False
+    session.refresh(row)
+    return True
+
+
+def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 50,
+                max_tries: int = MAX_TRIES) -> int:
+    """Post up to ``limit`` due rows; return how many the LMS accepted."""
+    now = now or utcnow()
+    rows = list(
+        session.scalars(
+            select(ScoreOutbox)
+            .where(ScoreOutbox.status == "pending", ScoreOutbox.next_attempt_at <= now)
+            .order_by(ScoreOutbox.next_attempt_at, ScoreOutbox.id)
+            .limit(limit)
+        )
+    )
+    delivered = 0
+    for row in rows:
+        if not _claim(session, row, now):
+            continue
+        placement = session.get(Placement, row.placement_id)
+        if placement is None or not placement.lineitem_url:
+            row.status = "no_lineitem"
+            row.last_error = ("the LMS sent no line item for this link: re-add it with the "
+                              "deep-linking picker so the gradebook column exists, then resend")
+            session.commit()
+            continue
+        if placement.ags_scopes and SCORE_SCOPE not in placement.ags_scopes:
+            verdict, wait = Verdict("failed", "the LMS did not grant this tool the AGS score "
+                                              "scope for this link: ask its administrator"), None
+        else:
+            verdict, wait = _try(session, row, placement)
+        row.tries += 1
+        if verdict.outcome == "delivered":
+            row.status, row.delivered_at, row.last_error = "delivered", utcnow(), ""
+            delivered += 1
+        elif verdict.outcome == "failed" or row.tries >= max_tries:
+            row.status = "failed"
+            row.last_error = verdict.reason if verdict.outcome == "failed" else _cut(
+                f"gave up after {row.tries} tries: {verdict.reason}")
+        else:
+            delay = max(backoff(row.tries), retry_after(wait) or timedelta(0))
+            row.last_error, row.next_attempt_at = verdict.reason, now + delay
+        if row.status != "delivered":
+            log.warning("score %s %s (try %s): %s", row.id,
+                        "failed" if row.status == "failed" else "not delivered", row.tries,
+                        row.last_error)
+        session.commit()
+    return delivered
+
+
+def requeue(session: Session, rows: Iterable[ScoreOutbox]) -> int:
+    """Send these scores again at once with a new AGS timestamp (the instructor's "resend")."""
+    count = 0
+    now = utcnow()
+    for row in rows:
+        row.status = "pending"
+        row.tries = 0
+        row.next_attempt_at = now
+        row.resent_at = now
+        row.delivered_at = None
+        count += 1
+    session.flush()
+    return count

@@ -1,0 +1,50 @@
+"""Scores for the LMS gradebook: ``record_score`` writes an outbox row in the caller's
+transaction (CONTRACTS.md 6); ``lti_service.outbox.service.delivery.deliver_due`` posts it."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from lti_service.core.errors import ServiceError
+from lti_service.core.models import LmsUser, Placement, utcnow
+from lti_service.outbox.models import ScoreOutbox
+
+ACTIVITY = ("Initialized", "Started", "InProgress", "Submitted", "Completed")
+GRADING = ("FullyGraded", "Pending", "PendingManual", "Failed", "NotReady")
+
+
+def record_score(
+    session: Session,
+    *,
+    placement: Placement,
+    user: LmsUser,
+    score: float,
+    max_score: float,
+    activity_progress: str = "Completed",
+    grading_progress: str = "FullyGraded",
+    comment: str = "",
+    source: str,
+) -> ScoreOutbox:
+    """Queue a score; nothing is sent here, so the caller's commit decides whether it exists."""
+    if activity_progress not in ACTIVITY:
+        raise ServiceError(f"activity_progress={activity_progress!r}: use one of {ACTIVITY}")
+    if grading_progress not in GRADING:
+        raise ServiceError(f"grading_progress={grading_progress!r}: use one of {GRADING}")
+    if max_score <= 0 or not 0 <= score <= max_score:
+        raise ServiceError(f"score {score} / {max_score}: need 0 <= score <= max_score > 0")
+    row = ScoreOutbox(
+        placement_id=placement.id,
+        user_id=user.id,
+        score=float(score),
+        max_score=float(max_score),
+        activity_progress=activity_progress,
+        grading_progress=grading_progress,
+        comment=comment,
+        source=source,
+        status="pending",
+        tries=0,
+        next_attempt_at=utcnow(),
+    )
+    session.add(row)
+    session.flush()
+    return row
