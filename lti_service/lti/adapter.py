@@ -5,7 +5,7 @@ pylti1p3 2.0.0 leaves some checks out; ``check_claims`` adds them before a launc
 client id when present and is required when ``aud`` has several values, ``exp`` and ``iat`` are
 required (PyJWT refuses expired and future-dated tokens), only resource-link and deep-linking
 messages are accepted, ``roles`` must be a list. Nonce replay is refused by the ``used_nonces``
-unique key (``services.launches``); pylti1p3 only checks that the nonce was issued. With several
+unique key (``lti.service.launches``); pylti1p3 only checks that the nonce was issued. With several
 audiences the client is the one ``azp`` names (pylti1p3 takes the first audience).
 
 Bounded input (``claims``): login parameters and the id_token are length-checked before they are
@@ -101,8 +101,8 @@ class ToolMessageLaunch(FlaskMessageLaunch):
     key_sets: keysets.KeySets | None = None
 
     def fetch_public_key(self, key_set_url: str) -> Any:
-        """The platform's key set: cached (``services.keysets``), else through the guarded
-        outbound fetch (``services.outbound``)."""
+        """The platform's key set: cached (``lti.service.keysets``), else through the guarded
+        outbound fetch (``lti.service.outbound``)."""
         if self.key_sets is None:
             return guarded_fetch(key_set_url)
         return self.key_sets.get(key_set_url)
@@ -166,7 +166,7 @@ class ToolMessageLaunch(FlaskMessageLaunch):
 
 
 def guarded_fetch(key_set_url: str) -> Any:
-    """The key set through ``services.outbound``: pylti1p3's own fetch follows any redirect, has
+    """The key set through ``lti.service.outbound``: pylti1p3's own fetch follows any redirect, has
     no timeout or size cap, and echoes the answer's body and the network error in its message."""
     try:
         return outbound.fetch_json(key_set_url, outbound.policy(state().config))

@@ -39,7 +39,7 @@ def login() -> Response:
     session = db()
     # The tool key is made here on a fresh install, then not read again (a login signs
     # nothing); expired protocol rows are purged by `pathways consumer`
-    # (services.housekeeping): a login only writes its nonce and state.
+    # (lti.service.housekeeping): a login only writes its nonce and state.
     keys.ensure_key(session)
     response = adapter.login(session, launch_url())
     session.commit()

@@ -12,7 +12,7 @@ from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcno
 
 class ScoreOutbox(Base):
     """One score to post through AGS; written in the grade's transaction, posted until the LMS
-    answers (``services.outbox`` has the rules).
+    answers (``outbox.service.delivery`` has the rules).
 
     status: ``pending`` (due at ``next_attempt_at``), ``delivered`` (the LMS answered 2xx),
     ``failed`` (the LMS refused it, or it was still refused after the retry cap; ``last_error``

@@ -1,4 +1,4 @@
-"""The platform's key set is cached in the shared ``lti_storage`` table (``services.keysets``):
+"""The platform's key set is cached in the shared ``lti_storage`` table (``lti.service.keysets``):
 launches read it instead of fetching it, a rotated platform key refreshes it, and forged kids
 cannot make the tool fetch again and again. The fetch itself is devlms's real JWKS over HTTP."""
 

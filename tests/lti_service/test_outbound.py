@@ -1,4 +1,4 @@
-"""The guarded outbound fetch (services/outbound.py) against real loopback servers."""
+"""The guarded outbound fetch (lti/service/outbound.py) against real loopback servers."""
 
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ def test_launch_key_set_fetch_is_guarded(sqlite_stack: Stack, probe: ProbeServer
             return len(list(session.scalars(select(LmsUser))))
 
     users = launched_users()
-    with stack.db() as session:  # a cold key-set cache (services.keysets): the fetch happens
+    with stack.db() as session:  # a cold key-set cache (lti.service.keysets): the fetch happens
         session.execute(delete(LtiStorage).where(LtiStorage.key.startswith(keysets.KEY_PREFIX)))
         session.commit()
     config.outbound_allow_private = False

@@ -5,7 +5,7 @@ pylti1p3 trusts a signed id_token's claims to have the types the spec gives them
 made the launch a 500. ``LaunchClaims`` (marshmallow, unknown claims kept) checks every claim the
 tool reads before pylti1p3's own message validators run; identifiers longer than the column that
 stores them are refused (truncating one would merge two people or two courses), display text is
-cut by ``services.launches``.
+cut by ``launches``.
 
 Sizes are checked before anything is parsed: a login parameter is kept for a day in
 ``lti_storage``, and an id_token is base64-decoded and JSON-parsed before its signature is checked.

@@ -5,7 +5,7 @@ learner, and a lecture hall launching together waited on it. A launch now reads 
 (one primary-key lookup, shared by every worker and host); a ``kid`` the cached set does not
 have (the platform rotated its key) refreshes it, at most once per ``MIN_REFRESH_S`` per URL, so
 forged kids cannot turn launches into a flood of fetches to the LMS. Fetching stays the
-caller's (the guarded ``services.outbound`` fetch); cache writes commit on their own connection,
+caller's (the guarded ``outbound`` fetch); cache writes commit on their own connection,
 so a rejected launch's rollback keeps them and they never join the launch's locks.
 """
 
