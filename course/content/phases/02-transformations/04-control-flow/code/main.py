@@ -19,6 +19,7 @@ try:
     raise AssertionError("a Python if on a traced value should fail")
 except jax.errors.TracerBoolConversionError as err:
     print("Python if under jit:", type(err).__name__, "-", str(err).splitlines()[0][:44])
+assert issubclass(jax.errors.TracerBoolConversionError, TypeError)  # a TypeError, specialised
 
 
 @jax.jit
