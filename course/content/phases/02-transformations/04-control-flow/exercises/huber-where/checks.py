@@ -1,0 +1,39 @@
+"""Hidden checks for transforms-04.exercise.huber-where: huber(x), elementwise, under jit."""
+
+import ast
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, Rule, calls_function
+
+
+def _no_python_if(fn: ast.FunctionDef) -> bool:
+    """No `if` statement or `a if c else b` expression: under jit either needs a concrete bool."""
+    return not any(isinstance(node, ast.If | ast.IfExp) for node in ast.walk(fn))
+
+
+EXERCISE = FunctionExercise(
+    "huber",
+    params={"d": (1.0, 0.5, 2.0)},
+    jit=True,
+    jit_feedback="under jit, x is a tracer: a Python if on |x| <= d raises "
+                 "TracerBoolConversionError, while jnp.where chooses inside the program",
+    rtol=1e-6,
+    atol=1e-6,
+    rules=(calls_function("where", "it picks the quadratic or the linear part element by "
+                          "element, inside the compiled program"),
+           Rule("has no Python if", "Choose with jnp.where, not with a Python if: a traced x "
+                "has no True or False while jit traces the function.", _no_python_if)),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    d = params["d"]
+    return [
+        Call("the lesson's x", (np.array([-2.0, -0.5, 0.0, 1.5, 3.0], np.float32),)),
+        Call(f"exactly at -{d} and {d}", (np.array([-d, d], np.float32),)),
+        Call("one large value", (np.array([100.0], np.float32),)),
+        Call("a 2-D array", (np.array([[0.1, -4.0], [2.5, -0.25]], np.float32),)),
+        *(Call(f"random draw {i}", ((3.0 * rng.normal(size=int(rng.integers(2, 20))))
+                                   .astype(np.float32),), "random") for i in range(3)),
+    ]
