@@ -18,7 +18,7 @@ from .lti import (
     ToolKey,
     UsedNonce,
 )
-from .portfolio import EvidenceNote, PortfolioImport
+from .portfolio import EvidenceNote, LessonOpen, PortfolioImport
 
 __all__ = [
     "AccessToken",
@@ -26,6 +26,7 @@ __all__ = [
     "CheckpointAttempt",
     "Deployment",
     "EvidenceNote",
+    "LessonOpen",
     "LmsContext",
     "LmsUser",
     "LtiStorage",
