@@ -76,8 +76,9 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
     limit = placement.max_attempts if max_attempts is None else max_attempts
     used = attempts_used(session, placement.id, user.id, exercise_id)
     if limit and used >= limit:
-        raise SubmissionError(f"you have used all {limit} attempts for this "
-                              "exercise; your counted score stays as shown below")
+        kept = ("your counted score stays as shown below" if max_attempts is None
+                else "your attempts stay listed below and in My learning")
+        raise SubmissionError(f"you have used all {limit} attempts for this exercise; {kept}")
     number = (session.scalar(select(func.max(Submission.attempt_number)).where(
         Submission.placement_id == placement.id, Submission.user_id == user.id,
         Submission.exercise_id == exercise_id)) or 0) + 1

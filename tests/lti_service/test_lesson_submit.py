@@ -236,3 +236,29 @@ def test_lessons_opened_are_recorded_listed_and_exported(
     assert opened["first_opened_at"] <= opened["last_opened_at"]
     manifest, _ = portfolio.read_zip(got.data)
     assert manifest["lessons_opened"] == index["lessons_opened"]
+
+
+def test_without_javascript_the_lesson_form_posts_back_to_the_lesson(
+        app: Flask, client: FlaskClient, platform: Platform,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    token, pid = launch(client, platform, sub="alice", role=LEARNER, context_id="course-1",
+                        content_id="arrays-04")
+    action, fields = _fields(_page(client, pid, token), f"/exercise/{EXERCISE}/submit")
+    refused = _post(client, action, {**fields, "source": "   \n"})
+    assert refused.status_code == 400
+    html = refused.get_data(as_text=True)
+    errors = html.split('id="x-mask-tail-errors"', 1)[1].split("</div>", 1)[0]
+    assert "main.py is empty" in errors and "hidden" not in errors.split(">", 1)[0]
+    assert _count(app, Submission) == 0
+    sent = _post(client, action, {**fields, "source": "masked = 1\n"})
+    assert sent.status_code == 303
+    assert sent.headers["Location"].split("?")[0] == f"/learn/{pid}"
+    assert sent.headers["Location"].endswith(f"#{EXERCISE}")
+    assert 'data-status="queued"' in _page(client, pid, token)
+
+    # Practice is bounded per exercise (grading work), with a message that says so.
+    monkeypatch.setattr("lti_service.submissions.views.PRACTICE_ATTEMPTS", 2)
+    assert _post(client, action, {**fields, "source": "masked = 2\n"}).status_code == 303
+    over = _post(client, action, {**fields, "source": "masked = 3\n"})
+    assert over.status_code == 400 and "used all 2 attempts" in over.get_data(as_text=True)
+    assert _count(app, Submission) == 2
