@@ -146,7 +146,6 @@ class Guard:
                 return found
         return None
 
-
     def _part(self, item: ContentItem, url_values: dict[str, Any]) -> Any:
         for name, loader in self.parts.items():
             if name in url_values:

@@ -55,7 +55,7 @@ def _panels(access: PlacementAccess, source: str = "", errors: list[str] | None 
     lt = launch_url_args().get("lt", "")
     rows = submissions.history(db(), placement.id, user.id)
     refused = access.part.id if access.part is not None and errors else None
-    out = {}
+    out: dict[str, Markup] = {}
     for ex in lesson.exercises:
         shown = ex.for_variant(submissions.variant_on(ex, placement, user.id))
         ctx = submit_views.panel(

@@ -1,7 +1,8 @@
 """My learning: one learner's work across an LMS course, its ZIP export and import.
 
 Keyed by the learner's LTI identity on the tool's side (``LmsUser``: platform + ``sub``). The
-ZIP holds ``index.json`` (what it is, every record, the file of each attempt), the code of each
+ZIP holds ``index.json`` (what it is, every record: the lessons opened, checkpoint answers,
+exercise attempts with the file of each, including practice on a lesson page), the code of each
 exercise attempt, its output and its graded result (the receipt), so a learner can keep it, and
 import it on another course or deployment, where My learning lists it as imported work.
 """
