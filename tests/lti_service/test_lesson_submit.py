@@ -237,6 +237,14 @@ def test_lessons_opened_are_recorded_listed_and_exported(
     manifest, _ = portfolio.read_zip(got.data)
     assert manifest["lessons_opened"] == index["lessons_opened"]
 
+    # The ZIP imports again (as on another course) and My learning lists those lessons too.
+    action, fields = _fields(text, "/my-learning/import")
+    done = client.post(action, data={**fields, "portfolio": (io.BytesIO(got.data), "p.zip")},
+                       headers={"Origin": TOOL}, content_type="multipart/form-data",
+                       follow_redirects=True)
+    imported = done.get_data(as_text=True).split("<h2>Imported work</h2>", 1)[1]
+    assert "Immutable updates and indexing: opened 2 time(s)" in imported
+
 
 def test_without_javascript_the_lesson_form_posts_back_to_the_lesson(
         app: Flask, client: FlaskClient, platform: Platform,
