@@ -301,9 +301,11 @@ def regrade(session: Session, queues: Queues, settings: GradingSettings, *,
 
 
 def counted(session: Session, placement: Placement, user_id: int) -> Submission | None:
-    """The graded submission that counts under the placement's policy (first, last, best)."""
+    """The graded submission that counts under the placement's policy (first, last, best):
+    only attempts at the placement's own exercise count (a lesson page's practice never)."""
     rows = list(session.scalars(select(Submission).where(
         Submission.placement_id == placement.id, Submission.user_id == user_id,
+        Submission.exercise_id == placement.content_id,
         Submission.status == "graded").order_by(Submission.attempt_number)))
     if not rows:
         return None
