@@ -20,10 +20,11 @@ from lti_service.extensions import state
 # launch: nonce check, platform, key-set cache, deployment, user, course+placement (one query),
 #   nonce insert, + the user insert on a first launch.
 # page (the lesson page this checkpoint launch opens): user+course+placement (one query), the
-#   "lesson opened" upsert (one statement), checkpoint attempts. A lesson placement whose lesson
-#   has exercises reads its submissions too (one query for all of them).
+#   "lesson opened" upsert (one statement), checkpoint attempts.
+# lesson_page (a lesson placement's, with its exercises' submit forms): the same, plus the
+#   learner's submissions there (one query for all the lesson's exercises).
 # answer: user+course+placement (one query), attempts, attempt insert, outbox insert.
-BUDGET = {"login": 3, "launch": 7, "page": 3, "answer": 4}
+BUDGET = {"login": 3, "launch": 7, "page": 3, "lesson_page": 4, "answer": 4}
 
 
 @contextmanager
@@ -78,3 +79,12 @@ def test_login_launch_and_answer_stay_within_their_statements(sqlite_stack) -> N
     assert len(at_answer) <= BUDGET["answer"], at_answer
     assert len([s for s in at_page if s.startswith("INSERT INTO lesson_opens")]) == 1, at_page
     assert len(at_page) <= BUDGET["page"], at_page
+
+    # A lesson placement's page, with its exercise's submit form (a reload: the upsert updates).
+    (lesson,) = stack.deep_link(["arrays-04"])
+    page = stack.launch(browser, lesson["id"], "bob")
+    assert "/exercise/arrays-04.exercise.mask-tail/submit" in page.text
+    with statements(stack) as at_lesson_page:
+        assert browser.get(page.url).status_code == 200
+    assert len(at_lesson_page) <= BUDGET["lesson_page"], at_lesson_page
+
