@@ -202,6 +202,7 @@ def _exercise(lesson: Lesson, ex: Exercise, links: LessonLinks) -> list[str]:
     submit = links.exercise_submit.get(ex.id)
     if submit:
         out.append(f"<p>{_link(submit, 'Submit your main.py for feedback')}</p>")
+    out.append(links.exercise_panel.get(ex.id, ""))
     return out + ["</article>"]
 
 

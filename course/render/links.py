@@ -28,6 +28,8 @@ class LessonLinks:
     checkpoint_field: name of the radio field that carries the choice key.
     checkpoint_hidden: extra hidden inputs of the live form (name, value), e.g. a CSRF token.
     exercise_submit: exercise id -> URL of its submit page (LMS only); missing ids show none.
+    exercise_panel: exercise id -> HTML placed at the end of that exercise, as given (the
+        caller's own markup, e.g. the LMS tool's submit form and attempts; never content text).
     phase_title: the phase's title for the breadcrumb (its id when None).
     lessons_in_phase: how many lessons the phase has, for "Lesson 4 of 4" (None: "Lesson 4").
     setup: URL of the setup help page (macOS/Linux, Windows, Cloud TPU VM); None hides it.
@@ -52,6 +54,7 @@ class LessonLinks:
     checkpoint_field: str = "choice"
     checkpoint_hidden: tuple[tuple[str, str], ...] = ()
     exercise_submit: Mapping[str, str] = field(default_factory=dict)
+    exercise_panel: Mapping[str, str] = field(default_factory=dict)
     show_solutions: bool = True
     phase_title: str | None = None
     lessons_in_phase: int | None = None

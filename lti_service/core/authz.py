@@ -13,6 +13,8 @@ The rules, in one place:
   exercise placements; else 404).
 - A learner acts only on the placement they launched (else 403), and an owned object (a
   submission) must be theirs (else 404: we do not say whose it is).
+- A part the URL names (an exercise of a lesson placement) must belong to the placement's
+  content (else 404): a lesson's page submits only that lesson's exercises.
 - An instructor may open any placement and any learner's object of their own LMS course only.
 - ``INSTRUCTOR`` views refuse everyone else with 403.
 With ``fail_closed`` (the default) the blueprint answers 403 for a view that has no rule, so a
@@ -61,6 +63,8 @@ class Owned:
 
 
 OwnedLoader = Callable[[Session, str], Owned | None]
+PartLoader = Callable[[ContentItem, str], Any | None]
+"""(placement's content item, URL value) -> the part of that content it names, or None."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,8 @@ class PlacementAccess(Access):
     item: ContentItem
     owned: Any = None
     """The owned object the URL named (e.g. a Submission), when it named one."""
+    part: Any = None
+    """The part of the placement's content the URL named (e.g. a lesson's exercise)."""
 
 
 class Guard:
@@ -85,9 +91,11 @@ class Guard:
 
     def __init__(self, bp: Blueprint, *, source: Source,
                  owned: Mapping[str, OwnedLoader] | None = None,
+                 parts: Mapping[str, PartLoader] | None = None,
                  fail_closed: bool = True) -> None:
         self.source = source
         self.owned = dict(owned or {})
+        self.parts = dict(parts or {})
         if fail_closed:
             bp.before_request(_refuse_unguarded)
 
@@ -126,7 +134,7 @@ class Guard:
             loaded = session.get(Placement, placement_id)
         placement, item = _placement(launch, loaded, rule)
         return PlacementAccess(launch, user, context, placement, item,
-                               owned.obj if owned else None)
+                               owned.obj if owned else None, self._part(item, url_values))
 
     def _owned(self, session: Session, launch: Launch, url_values: dict[str, Any]) -> Owned | None:
         for name, loader in self.owned.items():
@@ -135,6 +143,15 @@ class Guard:
                 if found is None or (found.user_id != launch.user_id
                                      and not launch.is_instructor):
                     abort(404, "nothing of yours has this id")
+                return found
+        return None
+
+    def _part(self, item: ContentItem, url_values: dict[str, Any]) -> Any:
+        for name, loader in self.parts.items():
+            if name in url_values:
+                found = loader(item, str(url_values.pop(name)))
+                if found is None:
+                    abort(404, "this activity has no such part: open it again from the LMS")
                 return found
         return None
 

@@ -11,6 +11,8 @@ from course.placeables import placeables
 # checkpoint); an exercise placement's line item is scored by submissions only.
 CHECKPOINT_KINDS = ("lesson", "checkpoint")
 EXERCISE_KINDS = ("exercise",)
+# Placements whose page submits the lesson's exercises as practice (never scored there).
+LESSON_KINDS = ("lesson",)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def class_csv(access: Access) -> Response:
 @guard(INSTRUCTOR, kinds=EXERCISE_KINDS)
 def regrade(access: PlacementAccess) -> Response:
     """Grade this exercise's submissions again with the course's current checks."""
-    from lti_service.submissions.views import queues, settings
+    from lti_service.submissions.panel import queues, settings
 
     found = state().course.get().exercise(access.placement.content_id)
     if found is None:

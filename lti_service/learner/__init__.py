@@ -1,34 +1,92 @@
-"""The ``learner`` blueprint: the lesson page inside the LMS and the checkpoint answer form.
+"""The ``learner`` blueprint: the lesson page inside the LMS, its checkpoint answer form and
+its exercises' submit forms (practice: attempts kept in My learning, never scored in the LMS).
 
-Access (launched placement, kind, CSRF) is the guard's job (``lti_service.core.authz``).
+Access (launched placement, kind, the lesson's own exercise, CSRF) is the guard's job
+(``lti_service.core.authz``).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, send_file, url_for
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from markupsafe import Markup
+from marshmallow import ValidationError
 from werkzeug.wrappers import Response
 
 from lti_service.checkpoints import service as checkpoints
 from lti_service.core.auth import form_fields, launch_url_args
 from lti_service.core.authz import LEARNER, Guard, PlacementAccess
-from lti_service.core.content import CHECKPOINT_KINDS, has_gradebook_column
+from lti_service.core.content import (
+    CHECKPOINT_KINDS,
+    LESSON_KINDS,
+    ContentItem,
+    has_gradebook_column,
+)
 from lti_service.core.errors import ServiceError
 from lti_service.core.extensions import db, state
 from lti_service.learner.service import portfolio
 from lti_service.learner.service.page import guide_body, lesson_fragment, setup_body
+from lti_service.submissions import panel as submit_panel
+from lti_service.submissions import service as submissions
+
+
+def _lesson_exercise(item: ContentItem, exercise_id: str) -> Any:
+    """The exercise ``exercise_id`` of a lesson placement's own lesson (None: not one of it)."""
+    if item.kind not in LESSON_KINDS:
+        return None
+    return next((ex for ex in item.lesson.exercises if ex.id == exercise_id), None)
+
 
 bp = Blueprint("learner", __name__, url_prefix="/learn")
-guard = Guard(bp, source="page")
+guard = Guard(bp, source="page", parts={"exercise_id": _lesson_exercise})
+
+
+def _panels(access: PlacementAccess, source: str = "", errors: list[str] | None = None
+            ) -> dict[str, Markup]:
+    """Each exercise's submit form and attempts, on a lesson placement's page (one query);
+    ``source`` and ``errors`` go back to the exercise whose submission was refused."""
+    placement, user, lesson = access.placement, access.user, access.item.lesson
+    if access.item.kind not in LESSON_KINDS or not lesson.exercises:
+        return {}
+    lt = launch_url_args().get("lt", "")
+    rows = submissions.history(db(), placement.id, user.id)
+    refused = access.part.id if access.part is not None and errors else None
+    out: dict[str, Markup] = {}
+    for ex in lesson.exercises:
+        shown = ex.for_variant(submissions.variant_on(ex, placement, user.id))
+        ctx = submit_panel.panel(
+            access, lesson, shown, pfx=f"x-{ex.slug}-", h=4,
+            action=url_for("learner.submit_exercise", placement_id=placement.id,
+                           exercise_id=ex.id),
+            history_url=url_for("learner.exercise_history", placement_id=placement.id,
+                                exercise_id=ex.id, lt=lt),
+            rows=[r for r in rows if r.exercise_id == ex.id],
+            source=source if ex.id == refused else "",
+            errors=errors if ex.id == refused else None)
+        out[ex.id] = Markup(render_template("submissions/_panel.html", **ctx))  # noqa: S704
+    return out
 
 
 def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = None,
-          status: int = 200):  # type: ignore[no-untyped-def]
+          status: int = 200, panels: dict[str, Markup] | None = None
+          ):  # type: ignore[no-untyped-def]
     placement, item = access.placement, access.item
     attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
     seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
+    panels = _panels(access) if panels is None else panels
     fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get(),
-                               checkpoint=seen)
+                               checkpoint=seen, panels=panels)
     return render_template(
         "lesson.html",
         title=item.title,
@@ -41,13 +99,44 @@ def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = Non
         attempts_left=max(placement.max_attempts - len(attempts), 0),
         result=result,
         launch_args=launch_url_args(),
+        submits=bool(panels),
     ), status
 
 
 @bp.get("/<int:placement_id>")
 @guard(LEARNER)
 def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
+    session.commit()
     return _page(access)
+
+
+@bp.post("/<int:placement_id>/exercise/<exercise_id>/submit")
+@guard(LEARNER, kinds=LESSON_KINDS)
+def submit_exercise(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    """Submit one of the lesson's exercises from its page (practice; JSON for the live page)."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        row = submit_panel.accept(access, access.part)
+    except (ValidationError, submissions.SubmissionError) as exc:
+        messages = submit_panel.messages_of(exc)
+        if wants_json:
+            return jsonify({"error": "invalid_submission", "messages": messages}), 400
+        panels = _panels(access, request.form.get("source", ""), messages)
+        return _page(access, status=400, panels=panels)
+    if wants_json:
+        return jsonify(submit_panel.status_json(row)), 202
+    return redirect(url_for("learner.lesson", placement_id=access.placement.id,
+                            **launch_url_args()) + f"#{access.part.id}", code=303)
+
+
+@bp.get("/<int:placement_id>/exercise/<exercise_id>/history.json")
+@guard(LEARNER, kinds=LESSON_KINDS)
+def exercise_history(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    rows = submissions.history(db(), access.placement.id, access.user.id, access.part.id)
+    return jsonify(submit_panel.history_json(access.placement, rows, None,
+                                             submit_panel.PRACTICE_ATTEMPTS))
 
 
 @bp.post("/<int:placement_id>/answer")

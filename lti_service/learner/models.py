@@ -1,13 +1,13 @@
-"""My learning's own records: a learner's evidence note per lesson, and the portfolios they
-imported (the ZIP My learning exported on another LMS course or deployment), so My learning
-shows that work here too."""
+"""My learning's own records: a learner's evidence note per lesson, the lessons they opened,
+and the portfolios they imported (the ZIP My learning exported on another LMS course or
+deployment), so My learning shows that work here too."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lti_service.core.models import Base, UTCDateTime, utcnow
@@ -39,3 +39,20 @@ class EvidenceNote(Base):
     lesson_id: Mapped[str] = mapped_column(String(255))
     text: Mapped[str] = mapped_column(Text, default="")
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+
+class LessonOpen(Base):
+    """That a learner opened a lesson's page in an LMS course: first and last time, how often.
+
+    One row per (learner, LMS course, lesson), written by one upsert per lesson page view."""
+
+    __tablename__ = "lesson_opens"
+    __table_args__ = (UniqueConstraint("user_id", "context_id", "lesson_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    context_id: Mapped[int] = mapped_column(ForeignKey("lms_contexts.id", ondelete="CASCADE"))
+    lesson_id: Mapped[str] = mapped_column(String(255))
+    first_opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    opens: Mapped[int] = mapped_column(Integer, default=1)

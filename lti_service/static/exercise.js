@@ -1,14 +1,22 @@
-// The exercise page, live: submit without leaving the page, then follow each attempt's status
-// (queued -> running -> graded) and show its checks and output in place. Without this script the
-// form posts and the page reloads; everything here is an enhancement of that.
+// Each exercise panel (the exercise page's, or each exercise's on a lesson page), live: submit
+// without leaving the page, then follow each attempt's status (queued -> running -> graded) and
+// show its checks and output in place. Without this script the form posts and the page
+// reloads; everything here is an enhancement of that. A panel's ids start with its data-prefix.
 (function () {
   "use strict";
-  var history = document.getElementById("history");
-  var attempts = document.getElementById("attempts");
-  var live = document.getElementById("live-status");
-  var errors = document.getElementById("errors");
-  var form = document.getElementById("submit-form");
   var DONE = { graded: true, not_gradable: true };
+
+  document.querySelectorAll("[data-exercise-panel]").forEach(function (root) {
+    panel(root, root.getAttribute("data-prefix") || "", root.getAttribute("data-heading") || "h3");
+  });
+
+  function panel(root, pfx, heading) {
+  function $(name) { return document.getElementById(pfx + name); }
+  var history = $("history");
+  var attempts = $("attempts");
+  var live = $("live-status");
+  var errors = $("errors");
+  var form = $("submit-form");
 
   function el(tag, attrs, text) {
     var node = document.createElement(tag);
@@ -23,7 +31,7 @@
     var found = document.getElementById("sub-" + s.id);
     if (found) return found;
     var a = el("article", { "class": "attempt", id: "sub-" + s.id, "data-status": s.status });
-    var h = el("h3", {}, "Attempt " + s.attempt_number + ": ");
+    var h = el(heading, {}, "Attempt " + s.attempt_number + ": ");
     h.appendChild(el("span", { "class": "status status-badge" }));
     h.appendChild(el("span", { "class": "score" }));
     a.appendChild(h);
@@ -31,7 +39,7 @@
     a.appendChild(el("div", { "class": "checks" }));
     a.appendChild(el("div", { "class": "output" }));
     attempts.insertBefore(a, attempts.firstChild);
-    document.getElementById("no-attempts").hidden = true;
+    $("no-attempts").hidden = true;
     return a;
   }
 
@@ -87,10 +95,10 @@
       .then(function (h) {
         var row = h.submissions.filter(function (s) { return s.id === h.counted; })[0];
         if (!row) return;
-        var p = document.getElementById("counted");
+        var p = $("counted");
         if (!p) {
-          p = el("p", { id: "counted" });
-          history.insertBefore(p, document.getElementById("no-attempts"));
+          p = el("p", { id: pfx + "counted" });
+          history.insertBefore(p, $("no-attempts"));
         }
         p.textContent = "";
         p.appendChild(document.createTextNode("Counted score: "));
@@ -114,11 +122,11 @@
     }, 1000);
   }
 
-  JSON.parse(document.getElementById("waiting").textContent).forEach(follow);
+  JSON.parse($("waiting").textContent).forEach(follow);
 
   // The browser-local draft: saved as the learner types, restored when the page opens again
   // (unless the server sent back a refused submission, which is newer than any draft).
-  var area = document.getElementById("source");
+  var area = $("source");
   var key = "pathways-draft:" + area.getAttribute("data-draft-key");
   var store = null;
   try { store = window.localStorage; } catch (e) { store = null; }
@@ -126,7 +134,7 @@
     var saved = store.getItem(key);
     if (saved !== null && saved !== area.value && !area.hasAttribute("data-keep")) {
       area.value = saved;
-      document.getElementById("draft-note").hidden = false;
+      $("draft-note").hidden = false;
     }
     var timer = null;
     area.addEventListener("input", function () {
@@ -135,9 +143,11 @@
         try { store.setItem(key, area.value); } catch (e) { /* storage full or denied */ }
       }, 300);
     });
-    document.getElementById("draft-reset").addEventListener("click", function () {
+    $("draft-reset").addEventListener("click", function () {
       var start = area.defaultValue;
-      var editor = (window.pathwaysEditors || [])[0];
+      var editor = (window.pathwaysEditors || []).filter(function (v) {
+        return v.dom === area.nextElementSibling;
+      })[0];
       if (editor) {
         editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: start } });
         editor.focus();
@@ -146,7 +156,7 @@
         area.focus();
       }
       store.removeItem(key);
-      document.getElementById("draft-note").hidden = true;
+      $("draft-note").hidden = true;
     });
   }
 
@@ -183,4 +193,5 @@
       })
       .catch(function () { button.disabled = false; form.submit(); });
   });
+  }
 })();

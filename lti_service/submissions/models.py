@@ -1,6 +1,7 @@
 """Submission tables (Alembic branch ``grading``): the submission row is the truth.
 
-A ``Submission`` is one learner attempt (``attempt_number`` counts per placement and user). Its
+A ``Submission`` is one learner attempt (``attempt_number`` counts per placement, user and
+exercise: a lesson placement's page submits each of the lesson's exercises). Its
 grading is leased: ``grading_try`` counts tries (the job's ``attempt``), ``lease_expires_at`` is
 extended by worker heartbeats, and the reaper enqueues an expired lease again. ``GradingRun``
 has one row per (submission, try) that reported, which makes recording idempotent.
@@ -22,7 +23,9 @@ STATUSES = ("queued", "running", "graded", "not_gradable")
 
 class Submission(Base):
     __tablename__ = "submissions"
-    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),)
+    # Attempts count per exercise: a lesson placement holds attempts at each of its exercises.
+    __table_args__ = (UniqueConstraint("placement_id", "user_id", "exercise_id",
+                                       "attempt_number"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from course.model import Exercise
-from course.variants import variant_for
+from course.variants import default_variant, variant_for
 from grading_contract.queues import Queues
 from grading_contract.result import ResultSchema
 from lti_service.core.models import LmsUser, Placement, utcnow
@@ -39,10 +39,16 @@ class SubmissionError(Exception):
     """A submission cannot be accepted; the message says why and what to do."""
 
 
-def attempts_used(session: Session, placement_id: int, user_id: int) -> int:
-    return session.scalar(select(func.count()).select_from(Submission).where(
+def attempts_used(session: Session, placement_id: int, user_id: int,
+                  exercise_id: str | None = None) -> int:
+    """Charged attempts of the learner in the placement (of one exercise, when given: a
+    lesson placement holds attempts at each of its exercises)."""
+    query = select(func.count()).select_from(Submission).where(
         Submission.placement_id == placement_id, Submission.user_id == user_id,
-        Submission.status.in_(CHARGED))) or 0
+        Submission.status.in_(CHARGED))
+    if exercise_id is not None:
+        query = query.where(Submission.exercise_id == exercise_id)
+    return session.scalar(query) or 0
 
 
 def learner_variant(exercise: Exercise, placement: Placement, user_id: int) -> dict[str, Any]:
@@ -51,19 +57,31 @@ def learner_variant(exercise: Exercise, placement: Placement, user_id: int) -> d
                        placement=str(placement.id), learner=str(user_id))
 
 
+def variant_on(exercise: Exercise, placement: Placement, user_id: int) -> dict[str, Any]:
+    """The variant graded in ``placement``: the learner's own on the exercise's placement, the
+    default one on a lesson page (the variant its shared, cached text shows)."""
+    if scores_placement(placement, exercise.id):
+        return learner_variant(exercise, placement, user_id)
+    return default_variant(exercise.param_space)
+
+
 def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
            user: LmsUser, exercise_id: str, source: str,
            variant: dict[str, Any] | None = None, course_version: str = "",
-           checks_hash: str = "") -> Submission:
+           checks_hash: str = "", max_attempts: int | None = None) -> Submission:
     """Store the submission (committed), then enqueue its first grading try with the
     learner's ``variant``, and the course version and checks hash this service expects to
-    grade it (a worker with other checks refuses the job rather than grade it differently)."""
-    used = attempts_used(session, placement.id, user.id)
-    if placement.max_attempts and used >= placement.max_attempts:
-        raise SubmissionError(f"you have used all {placement.max_attempts} attempts for this "
-                              "exercise; your counted score stays as shown below")
+    grade it (a worker with other checks refuses the job rather than grade it differently).
+    ``max_attempts``: the limit per exercise when not the placement's own (a lesson page's)."""
+    limit = placement.max_attempts if max_attempts is None else max_attempts
+    used = attempts_used(session, placement.id, user.id, exercise_id)
+    if limit and used >= limit:
+        kept = ("your counted score stays as shown below" if max_attempts is None
+                else "your attempts stay listed below and in My learning")
+        raise SubmissionError(f"you have used all {limit} attempts for this exercise; {kept}")
     number = (session.scalar(select(func.max(Submission.attempt_number)).where(
-        Submission.placement_id == placement.id, Submission.user_id == user.id)) or 0) + 1
+        Submission.placement_id == placement.id, Submission.user_id == user.id,
+        Submission.exercise_id == exercise_id)) or 0) + 1
     row = Submission(id=str(uuid.uuid4()), placement_id=placement.id, user_id=user.id,
                      exercise_id=exercise_id, attempt_number=number, source=source,
                      source_sha256=hashlib.sha256(source.encode()).hexdigest(),
@@ -266,6 +284,7 @@ def regrade(session: Session, queues: Queues, settings: GradingSettings, *,
     outbox like any grade."""
     rows = list(session.scalars(select(Submission).where(
         Submission.placement_id == placement.id, Submission.status == "graded",
+        Submission.exercise_id == exercise.id,
         Submission.checks_hash != exercise.checks_hash).with_for_update()))
     for row in rows:
         row.status = "queued"
@@ -282,9 +301,11 @@ def regrade(session: Session, queues: Queues, settings: GradingSettings, *,
 
 
 def counted(session: Session, placement: Placement, user_id: int) -> Submission | None:
-    """The graded submission that counts under the placement's policy (first, last, best)."""
+    """The graded submission that counts under the placement's policy (first, last, best):
+    only attempts at the placement's own exercise count (a lesson page's practice never)."""
     rows = list(session.scalars(select(Submission).where(
         Submission.placement_id == placement.id, Submission.user_id == user_id,
+        Submission.exercise_id == placement.content_id,
         Submission.status == "graded").order_by(Submission.attempt_number)))
     if not rows:
         return None
@@ -295,10 +316,20 @@ def counted(session: Session, placement: Placement, user_id: int) -> Submission 
     return max(rows, key=lambda r: (r.score or 0.0, -r.attempt_number))
 
 
+def scores_placement(placement: Placement, exercise_id: str) -> bool:
+    """Whether a grade of ``exercise_id`` is the placement's score: only on a placement of
+    that very exercise. An attempt made on a lesson's page is practice: its lesson's line
+    item (if any) is a completion score, and an exercise placement of the same exercise is
+    graded only by submissions made there (docs/SECURITY.md)."""
+    return placement.content_id == exercise_id
+
+
 def _post_counted_score(session: Session, row: Submission) -> None:
     placement = session.get(Placement, row.placement_id)
     user = session.get(LmsUser, row.user_id)
     assert placement is not None and user is not None
+    if not scores_placement(placement, row.exercise_id):
+        return
     chosen = counted(session, placement, row.user_id)
     if chosen is None or not chosen.max_score:
         return
@@ -309,7 +340,11 @@ def _post_counted_score(session: Session, row: Submission) -> None:
                  source=f"exercise:{chosen.id}")
 
 
-def history(session: Session, placement_id: int, user_id: int) -> list[Submission]:
-    return list(session.scalars(select(Submission).where(
-        Submission.placement_id == placement_id, Submission.user_id == user_id)
-        .order_by(Submission.attempt_number.desc())))
+def history(session: Session, placement_id: int, user_id: int,
+            exercise_id: str | None = None) -> list[Submission]:
+    """The learner's attempts in the placement, newest first (at one exercise, when given)."""
+    query = select(Submission).where(Submission.placement_id == placement_id,
+                                     Submission.user_id == user_id)
+    if exercise_id is not None:
+        query = query.where(Submission.exercise_id == exercise_id)
+    return list(session.scalars(query.order_by(Submission.attempt_number.desc())))

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from lti_service.core.config import Config
 
 MAX_SOURCE_BYTES = 64 * 1024
+PRACTICE_ATTEMPTS = 20
+"""Attempts per exercise on a lesson page (practice: never scored; bounds grading work)."""
 
 
 @dataclass(frozen=True)

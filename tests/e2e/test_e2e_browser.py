@@ -21,7 +21,7 @@ from course_answers import right_choice
 
 from course import load_course, submission_for
 from devlms.browser import Browser
-from lti_service.submissions.views import graded_file
+from lti_service.submissions.panel import graded_file
 
 pytestmark = pytest.mark.browser
 

@@ -13,16 +13,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from course import submission_for
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
 from lti_service.core.extensions import state
+from lti_service.core.models import LmsUser, Placement
 from lti_service.outbox.service.delivery import deliver_due
+from lti_service.submissions import service
 from lti_service.submissions.consumer import ResultsConsumer
+from lti_service.submissions.panel import QUEUES_KEY, graded_file
 from lti_service.submissions.settings import GradingSettings
-from lti_service.submissions.views import QUEUES_KEY, graded_file
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lti_service"))  # the service tests' loopback stack
@@ -112,6 +115,16 @@ def assert_fits(context, url: str, what: str) -> None:  # type: ignore[no-untype
     assert width <= 320, f"{what} is {width}px wide at a 320px viewport: {wide}"
 
 
+def learners_exercise(stack: Stack, exercise, url: str, sub: str):  # type: ignore[no-untyped-def]
+    """The exercise as ``sub`` sees it on the exercise placement ``url`` opened (their variant:
+    a reference solution of another variant fails the hidden checks)."""
+    placement_id = int(re.search(r"/exercise/(\d+)", url)[1])
+    with stack.db() as session:
+        placement = session.get(Placement, placement_id)
+        user = session.scalar(select(LmsUser).where(LmsUser.sub == sub))
+        return exercise.for_variant(service.learner_variant(exercise, placement, user.id))
+
+
 def launch(page, stack: Stack, content_id: str, user: str):  # type: ignore[no-untyped-def]
     page.goto(stack.lms_url + "/")
     page.locator(f"li[data-content='{content_id}'] a.launch[data-user='{user}']").first.click()
@@ -182,15 +195,43 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
         frame = tool_frame(page)
         frame.locator("form.checkpoint").wait_for()
 
+    # Stage 4 of a lesson placement's page: the same editor submits the lesson's exercise there
+    # (practice: graded with per-check feedback, live, but no counted score for the gradebook).
+    frame = launch(page, stack, LESSON, "alice")
+    panel = frame.locator("[data-exercise-panel][data-prefix='x-mask-tail-']")
+    panel.locator(".cm-editor .cm-content").wait_for()
+    assert frame.locator("#x-mask-tail-source").is_hidden(), "the editor replaces the plain box"
+    assert_accessible(page, frame, "lesson-submit", shoot)
+    panel.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    shown = exercise.for_variant()  # the lesson page's (shared) text is the default variant
+    page.keyboard.insert_text(submission_for(lesson, shown, shown.solution_code))
+    frame.evaluate("""() => { window.pathwaysSeen = [];
+        const live = document.getElementById('x-mask-tail-live-status');
+        new MutationObserver(() => window.pathwaysSeen.push(live.textContent))
+          .observe(live, {childList: true, subtree: true}); }""")
+    panel.locator("button[type=submit]").click()
+    practiced = panel.locator("article.attempt[data-status='graded']")
+    practiced.wait_for(timeout=180_000)
+    seen = frame.evaluate("window.pathwaysSeen")
+    assert seen is not None, "the lesson page reloaded: status was not live"
+    assert any("queued" in s for s in seen) and "graded" in seen[-1], seen
+    points = f"{exercise.max_points:g}"
+    assert f"{points} / {points}" in practiced.inner_text()
+    assert practiced.locator("tr.check").count() >= 1, "per-check feedback"
+    assert "Counted score" not in panel.inner_text(), "practice counts for no gradebook"
+    assert_accessible(page, frame, "lesson-submit-graded", shoot)
+
     # The exercise in the editor: Tab indents inside it, Escape then Tab leaves it.
     frame = launch(page, stack, EXERCISE, "alice")
     frame.locator(".cm-editor .cm-content").wait_for()
+    mine = learners_exercise(stack, exercise, frame.url, "alice")
     assert frame.locator("#source").is_hidden(), "the editor replaces the plain box"
     assert_accessible(page, frame, "exercise", shoot)
     assert_fits(page.context, frame.url, "the exercise page")
     frame.locator(".cm-content").click()
     page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.insert_text(submission_for(lesson, exercise, exercise.solution_code))
+    page.keyboard.insert_text(submission_for(lesson, mine, mine.solution_code))
     page.keyboard.press("ControlOrMeta+End")
     page.keyboard.press("Tab")
     in_editor = "!!document.activeElement.closest('.cm-editor')"
@@ -210,7 +251,6 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     seen = frame.evaluate("window.pathwaysSeen")
     assert seen is not None, "the page reloaded: status was not live"
     assert any("queued" in s for s in seen) and "graded" in seen[-1], seen
-    points = f"{exercise.max_points:g}"
     assert f"{points} / {points}" in graded.inner_text()
     assert graded.locator("tr.check").count() >= 1, "per-check feedback"
     assert "Counted score" in frame.locator("#history").inner_text()
@@ -220,10 +260,10 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     frame = launch(page, stack, EXERCISE, "alice")
     frame.locator(".cm-editor .cm-content").wait_for()
     assert frame.locator("#draft-note").is_visible()
-    typed = submission_for(lesson, exercise, exercise.solution_code)
+    typed = submission_for(lesson, mine, mine.solution_code)
     assert frame.locator("#source").input_value().startswith(typed.rstrip())
     frame.locator("#draft-reset").click()
-    assert frame.locator("#source").input_value() == graded_file(lesson, exercise)
+    assert frame.locator("#source").input_value() == graded_file(lesson, mine)
     assert frame.locator("#draft-note").is_hidden()
 
     # My learning lists the work; its ZIP downloads and imports again (as on another course).
@@ -231,6 +271,11 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     frame = tool_frame(page)
     frame.locator("#my-exercises").wait_for()
     assert f"{points} / {points}" in frame.locator("#my-exercises").inner_text()
+    practice = frame.locator("#my-exercises tr[data-where='lesson']")
+    assert "(lesson page)" in practice.inner_text()
+    assert f"{points} / {points}" in practice.inner_text(), "the lesson-page attempt is listed"
+    assert frame.locator(f"#my-lessons tr[data-lesson='{lesson.id}']").count() == 1, \
+        "the lesson opened is listed"
     assert "✓" in frame.locator("#my-checkpoints").inner_text()
     assert_accessible(page, frame, "my-learning", shoot)
     with page.expect_download() as download:

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from lti_service import create_app
 from lti_service.core.config import Config
 from lti_service.submissions.cli import consumer
+from lti_service.submissions.panel import settings
 from lti_service.submissions.settings import GradingSettings
-from lti_service.submissions.views import settings
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions import service
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission
+from lti_service.submissions.panel import QUEUES_KEY
 from lti_service.submissions.settings import GradingSettings
-from lti_service.submissions.views import QUEUES_KEY
 
 LESSON = "arrays-04"
 

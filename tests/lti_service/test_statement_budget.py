@@ -19,8 +19,12 @@ from lti_service.core.extensions import state
 # login: platform, nonce upsert, state upsert (no tool key read, no housekeeping DELETEs).
 # launch: nonce check, platform, key-set cache, deployment, user, course+placement (one query),
 #   nonce insert, + the user insert on a first launch.
+# page (the lesson page this checkpoint launch opens): user+course+placement (one query), the
+#   "lesson opened" upsert (one statement), checkpoint attempts.
+# lesson_page (a lesson placement's, with its exercises' submit forms): the same, plus the
+#   learner's submissions there (one query for all the lesson's exercises).
 # answer: user+course+placement (one query), attempts, attempt insert, outbox insert.
-BUDGET = {"login": 3, "launch": 7, "answer": 4}
+BUDGET = {"login": 3, "launch": 7, "page": 3, "lesson_page": 4, "answer": 4}
 
 
 @contextmanager
@@ -57,6 +61,10 @@ def test_login_launch_and_answer_stay_within_their_statements(sqlite_stack) -> N
     assert r.status_code == 302, r.text[:300]
     location = urlparse(r.headers["Location"])
     token = parse_qs(location.query)["lt"][0]
+    with statements(stack) as at_page:
+        page = browser.get(stack.tool_url + r.headers["Location"]
+                           if r.headers["Location"].startswith("/") else r.headers["Location"])
+    assert page.status_code == 200, page.text[:300]
     placement = location.path.rstrip("/").split("/")[-1]
     with statements(stack) as at_answer:
         answer = requests.post(f"{stack.tool_url}/api/placements/{placement}/checkpoint-answers",
@@ -69,3 +77,14 @@ def test_login_launch_and_answer_stay_within_their_statements(sqlite_stack) -> N
     assert len([s for s in at_launch if not s.startswith("INSERT INTO lms_users")]) \
         <= BUDGET["launch"], at_launch
     assert len(at_answer) <= BUDGET["answer"], at_answer
+    assert len([s for s in at_page if s.startswith("INSERT INTO lesson_opens")]) == 1, at_page
+    assert len(at_page) <= BUDGET["page"], at_page
+
+    # A lesson placement's page, with its exercise's submit form (a reload: the upsert updates).
+    (lesson,) = stack.deep_link(["arrays-04"])
+    page = stack.launch(browser, lesson["id"], "bob")
+    assert "/exercise/arrays-04.exercise.mask-tail/submit" in page.text
+    with statements(stack) as at_lesson_page:
+        assert browser.get(page.url).status_code == 200
+    assert len(at_lesson_page) <= BUDGET["lesson_page"], at_lesson_page
+

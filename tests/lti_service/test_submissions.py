@@ -18,8 +18,8 @@ from lti_service.outbox.models import ScoreOutbox
 from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import GradingRun, Submission
+from lti_service.submissions.panel import QUEUES_KEY
 from lti_service.submissions.settings import GradingSettings
-from lti_service.submissions.views import QUEUES_KEY
 
 FIXTURE_CHECKS = Path(__file__).parents[1] / "grader_worker" / "fixtures" / "checks.py"
 EXERCISE = "arrays-04.exercise.mask-tail"

@@ -42,9 +42,12 @@ class World:
     tmp: Path
 
     def submit(self, exercise_id: str, source: str) -> str:
+        """Submit on the placement of ``exercise_id`` (only a placement's own exercise is
+        scored: the one placement here is made that exercise's)."""
         with self.sessions() as session:
-            row = service.submit(session, self.queues, SETTINGS,
-                                 placement=session.get(Placement, self.placement_id),
+            placement = session.get(Placement, self.placement_id)
+            placement.content_id = exercise_id
+            row = service.submit(session, self.queues, SETTINGS, placement=placement,
                                  user=session.get(LmsUser, self.user_id),
                                  exercise_id=exercise_id, source=source)
             return row.id

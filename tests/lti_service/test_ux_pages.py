@@ -16,7 +16,7 @@ from tool_pages import CHECKPOINT, EXERCISE, token
 
 from devlms.browser import Browser, forms
 from lti_service.core.extensions import state
-from lti_service.submissions.views import graded_file
+from lti_service.submissions.panel import graded_file
 
 MATH_EXERCISE = "arrays-04.exercise.matrix-column"  # its prompt and hints hold inline math
 

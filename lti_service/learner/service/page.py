@@ -22,13 +22,15 @@ from course.render import LessonLinks, guide_html, lesson_html, setup_html
 # the cache.
 _SAFE = re.compile(r"[A-Za-z0-9_.\-]*")
 _PLACEHOLDER = "pathways-hidden-value-{}-3f9c2a"
+_PANEL = "<!--pathways-exercise-panel:{}-->"
 _CACHE_LIMIT = 256
-_cache: dict[tuple[int, int, str, str, tuple[str, ...], tuple[str, ...]], tuple[Lesson, str]] = {}
+_Key = tuple[int, int, str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_cache: dict[_Key, tuple[Lesson, str]] = {}
 _lock = threading.Lock()
 
 
 def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
-            course: Course | None = None) -> str:
+            course: Course | None = None, panels: tuple[str, ...] = ()) -> str:
     phase = next((p for p in course.phases if p.id == lesson.phase_id), None) if course else None
     base, query = action.rsplit("/", 1)[0], urlencode(dict(hidden))
     links = LessonLinks(
@@ -44,27 +46,32 @@ def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
         checkpoint_field="choice",
         checkpoint_hidden=tuple(hidden.items()),
         show_solutions=False,
+        exercise_panel={ex_id: _PANEL.format(ex_id) for ex_id in panels},
     )
     return lesson_html(lesson, links=links, project=phase.project if phase else None)
 
 
 def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
                     course: Course | None = None,
-                    checkpoint: Checkpoint | None = None) -> Markup:
+                    checkpoint: Checkpoint | None = None,
+                    panels: Mapping[str, Markup] | None = None) -> Markup:
     """The lesson body; ``course`` names prerequisites by title and places it in its phase;
-    ``checkpoint``: the learner's own view of the lesson's checkpoint (choice order)."""
+    ``checkpoint``: the learner's own view of the lesson's checkpoint (choice order);
+    ``panels``: exercise id -> the learner's submit form and attempts, put under the exercise
+    (per learner, so after the cached render)."""
     values = dict(hidden)
     shown = lesson if checkpoint is None else replace(lesson, checkpoint=checkpoint)
+    slots = tuple(panels or {})
     if not all(_SAFE.fullmatch(k) and _SAFE.fullmatch(v) for k, v in values.items()):
-        return Markup(_render(shown, action, values, course))  # noqa: S704 - the renderer escapes
+        return _with_panels(_render(shown, action, values, course, slots), panels)
     names = tuple(values)
     order = tuple(c.key for c in shown.checkpoint.choices)
-    key = (id(lesson), id(course), lesson.revision, action, names, order)
+    key = (id(lesson), id(course), lesson.revision, action, names, order, slots)
     with _lock:
         hit = _cache.get(key)
     if hit is None or hit[0] is not lesson:
         placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
-        hit = (lesson, _render(shown, action, placeholders, course))
+        hit = (lesson, _render(shown, action, placeholders, course, slots))
         with _lock:
             if len(_cache) >= _CACHE_LIMIT:
                 _cache.clear()
@@ -72,7 +79,14 @@ def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
     html = hit[1]
     for i, name in enumerate(names):
         html = html.replace(_PLACEHOLDER.format(i), values[name])
-    return Markup(html)  # noqa: S704 - the renderer escapes content; values are URL-safe
+    return _with_panels(html, panels)
+
+
+def _with_panels(html: str, panels: Mapping[str, Markup] | None) -> Markup:
+    for ex_id, panel in (panels or {}).items():
+        html = html.replace(_PANEL.format(ex_id), str(panel), 1)
+    # the renderer escapes content; hidden values are URL-safe; panels are our own templates
+    return Markup(html)  # noqa: S704
 
 
 @cache

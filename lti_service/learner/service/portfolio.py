@@ -1,7 +1,8 @@
 """My learning: one learner's work across an LMS course, its ZIP export and import.
 
 Keyed by the learner's LTI identity on the tool's side (``LmsUser``: platform + ``sub``). The
-ZIP holds ``index.json`` (what it is, every record, the file of each attempt), the code of each
+ZIP holds ``index.json`` (what it is, every record: the lessons opened, checkpoint answers,
+exercise attempts with the file of each, including practice on a lesson page), the code of each
 exercise attempt, its output and its graded result (the receipt), so a learner can keep it, and
 import it on another course or deployment, where My learning lists it as imported work.
 """
@@ -16,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from course.model import Course
@@ -24,7 +26,7 @@ from lti_service.checkpoints.service import counted
 from lti_service.core import content
 from lti_service.core.errors import ServiceError
 from lti_service.core.models import Base, LmsContext, LmsUser, Placement, utcnow
-from lti_service.learner.models import EvidenceNote, PortfolioImport
+from lti_service.learner.models import EvidenceNote, LessonOpen, PortfolioImport
 
 FORMAT = "jax-pathways-portfolio/1"
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
@@ -44,6 +46,17 @@ class LessonNote:
 
 
 @dataclass(frozen=True)
+class OpenedRecord:
+    """A lesson the learner opened in this LMS course: when first and last, how often."""
+
+    lesson_id: str
+    title: str
+    first_opened_at: str | None
+    last_opened_at: str | None
+    opens: int
+
+
+@dataclass(frozen=True)
 class CheckpointRecord:
     content_id: str
     title: str
@@ -60,6 +73,8 @@ class ExerciseRecord:
     """Each attempt: attempt, status, score, max_score, feedback, at, and its files in the ZIP."""
     best: float | None
     max_score: float | None
+    where: str = "exercise"
+    """"exercise": its own activity (graded in the LMS); "lesson": practice on a lesson page."""
 
 
 @dataclass
@@ -67,6 +82,7 @@ class Portfolio:
     learner: str
     course: str
     notes: list[LessonNote] = field(default_factory=list)
+    opened: list[OpenedRecord] = field(default_factory=list)
     checkpoints: list[CheckpointRecord] = field(default_factory=list)
     exercises: list[ExerciseRecord] = field(default_factory=list)
     imported: list[PortfolioImport] = field(default_factory=list)
@@ -97,7 +113,15 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
     mine = Portfolio(learner=user.name or user.sub, course=context.title or context.context_id)
     written = {n.lesson_id: n for n in session.scalars(select(EvidenceNote).where(
         EvidenceNote.user_id == user.id))}
-    for lesson_id, lesson in placed_lessons(session, course, context).items():
+    placed = placed_lessons(session, course, context)
+    for o in session.scalars(select(LessonOpen).where(
+            LessonOpen.user_id == user.id, LessonOpen.context_id == context.id)
+            .order_by(LessonOpen.first_opened_at, LessonOpen.id)):
+        lesson = placed.get(o.lesson_id) or course.lesson(o.lesson_id)
+        mine.opened.append(OpenedRecord(o.lesson_id, lesson.title if lesson else o.lesson_id,
+                                        _iso(o.first_opened_at), _iso(o.last_opened_at),
+                                        o.opens))
+    for lesson_id, lesson in placed.items():
         note = written.get(lesson_id)
         mine.notes.append(LessonNote(lesson_id, lesson.title, lesson.evidence_template,
                                      note.text if note else "",
@@ -119,8 +143,11 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
                 [{"attempt": a.attempt_number, "choice": a.choice, "correct": a.correct,
                   "at": _iso(a.created_at)} for a in tried],
                 counted(tried, p.counting)))
-        if p.id in subs:
-            mine.exercises.append(_exercise(p, subs[p.id], mine.sources))
+        by_exercise: dict[str, list[Any]] = {}
+        for row in subs.get(p.id, []):
+            by_exercise.setdefault(row.exercise_id, []).append(row)
+        for exercise_id, rows in by_exercise.items():
+            mine.exercises.append(_exercise(p, exercise_id, rows, course, mine.sources))
     mine.imported = list(session.scalars(select(PortfolioImport).where(
         PortfolioImport.user_id == user.id).order_by(PortfolioImport.id)))
     return mine
@@ -140,9 +167,15 @@ def _submissions(session: Session, user: LmsUser, placement_ids: list[int]
     return out
 
 
-def _exercise(p: Placement, rows: list[Any], files: dict[str, str]) -> ExerciseRecord:
+def _exercise(p: Placement, exercise_id: str, rows: list[Any], course: Course,
+              files: dict[str, str]) -> ExerciseRecord:
+    """The attempts at one exercise in one placement: its own activity, or a lesson's page
+    (practice; kept in a folder of its own so both attempt #1s fit in the ZIP)."""
     attempts = []
-    folder = p.content_id.replace("/", "_")
+    own = exercise_id == p.content_id
+    folder = exercise_id.replace("/", "_") + ("" if own else f"/on-lesson-{p.id}")
+    found = course.exercise(exercise_id)
+    title = p.title if own else (found[1].title if found else exercise_id) + " (lesson page)"
     for row in rows:
         base = f"exercises/{folder}/attempt-{row.attempt_number}"
         result = row.result or {}
@@ -157,8 +190,9 @@ def _exercise(p: Placement, rows: list[Any], files: dict[str, str]) -> ExerciseR
                          "feedback": row.feedback, "at": _iso(row.created_at),
                          "files": sorted(k for k in files if k.startswith(base + "/"))})
     graded = [r.score for r in rows if r.status == "graded" and r.score is not None]
-    return ExerciseRecord(p.content_id, p.title, attempts, max(graded) if graded else None,
-                          next((r.max_score for r in rows if r.max_score), None))
+    return ExerciseRecord(exercise_id, title, attempts, max(graded) if graded else None,
+                          next((r.max_score for r in rows if r.max_score), None),
+                          "exercise" if own else "lesson")
 
 
 def index_of(mine: Portfolio, *, tool_url: str) -> dict[str, Any]:
@@ -166,6 +200,7 @@ def index_of(mine: Portfolio, *, tool_url: str) -> dict[str, Any]:
             "tool": tool_url,
             "notes": [{"lesson_id": n.lesson_id, "title": n.title, "updated_at": n.updated_at,
                        "file": f"notes/{n.lesson_id}.md"} for n in mine.notes if n.text.strip()],
+            "lessons_opened": [asdict(o) for o in mine.opened],
             "checkpoints": [asdict(c) for c in mine.checkpoints],
             "exercises": [asdict(e) for e in mine.exercises]}
 
@@ -209,6 +244,8 @@ def read_zip(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
     for key in ("checkpoints", "exercises"):
         if not isinstance(index.get(key), list):
             raise ServiceError(f"index.json has no list {key!r}")
+    if not isinstance(index.setdefault("lessons_opened", []), list):  # older exports lack it
+        raise ServiceError("index.json's 'lessons_opened' is not a list")
     return index, files
 
 
@@ -239,3 +276,18 @@ def save_note(session: Session, user: LmsUser, context: LmsContext, course: Cour
     note.updated_at = utcnow()
     session.flush()
     return note
+
+
+def record_open(session: Session, user: LmsUser, context: LmsContext, lesson_id: str) -> None:
+    """Note that ``user`` opened the lesson's page now: one upsert (first time kept, last time
+    and count updated), in the caller's transaction."""
+    now = utcnow()
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(LessonOpen).values(user_id=user.id, context_id=context.id,
+                                     lesson_id=lesson_id, first_opened_at=now,
+                                     last_opened_at=now, opens=1)
+    session.execute(stmt.on_conflict_do_update(
+        index_elements=["user_id", "context_id", "lesson_id"],
+        set_={"last_opened_at": stmt.excluded.last_opened_at,
+              "opens": LessonOpen.opens + 1}))

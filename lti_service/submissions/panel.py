@@ -1,0 +1,118 @@
+"""The exercise panel: the submit form (editor, paste or upload), its attempts and their status
+JSON, for any page that hosts an exercise: the exercise placement's own page
+(``submissions.views``) and a lesson page's stage 4 (``lti_service.learner``). Access is
+already resolved by the calling blueprint's guard; this module only composes and accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, request, url_for
+from marshmallow import ValidationError
+
+from course import submission_for
+from grading_contract.config import load_queue_config
+from grading_contract.queues import Queues
+from lti_service.core.auth import launch_url_args
+from lti_service.core.authz import PlacementAccess
+from lti_service.core.extensions import db, state
+from lti_service.submissions import service
+from lti_service.submissions.forms import SubmitSchema, read_upload
+from lti_service.submissions.models import Submission
+from lti_service.submissions.settings import PRACTICE_ATTEMPTS, GradingSettings
+
+QUEUES_KEY = "pathways.grading_queues"
+
+
+def queues() -> Queues:
+    """The app's grading queues (tests may install their own under QUEUES_KEY)."""
+    found = current_app.extensions.get(QUEUES_KEY)
+    if found is None:
+        found = current_app.extensions[QUEUES_KEY] = Queues(load_queue_config())
+    return found
+
+
+def settings() -> GradingSettings:
+    return GradingSettings.from_config(state().config)
+
+
+def status_json(row: Submission) -> dict[str, Any]:
+    result = row.result or {}
+    return {
+        "id": row.id, "attempt_number": row.attempt_number, "status": row.status,
+        "outcome": row.outcome, "score": row.score, "max_score": row.max_score,
+        "feedback": row.feedback,
+        "checks": result.get("checks", []), "stdout": result.get("stdout", ""),
+        "stderr": result.get("stderr", ""),
+        "created_at": row.created_at.isoformat(),
+        "graded_at": row.graded_at.isoformat() if row.graded_at else None,
+        "status_url": url_for("submissions.status", submission_id=row.id, **launch_url_args()),
+    }
+
+
+def graded_file(lesson: Any, exercise: Any) -> str:
+    """What the editor starts with: the whole main.py that is graded (the lesson's code, then
+    the exercise starter, as ``course.submission_for`` composes it), so submitting the box as
+    it is runs, and the learner sees the exact file."""
+    return submission_for(lesson, exercise, exercise.starter_code)
+
+
+def panel(access: PlacementAccess, lesson: Any, exercise: Any, *, action: str,
+          history_url: str, pfx: str = "", h: int = 2, source: str = "",
+          errors: list[str] | None = None,
+          rows: list[Submission] | None = None) -> dict[str, Any]:
+    """The context of ``submissions/_panel.html`` for one exercise (as the learner sees it) in
+    the access's placement: on its own exercise placement (graded, counted) or on a lesson
+    page (practice); ``rows``: its attempts, newest first, when the caller read them."""
+    placement, user_id = access.placement, access.user.id
+    practice = not service.scores_placement(placement, exercise.id)
+    session = db()
+    if rows is None:
+        rows = service.history(session, placement.id, user_id, exercise.id)
+    return {
+        "pfx": pfx, "h": h, "action": action, "history_url": history_url,
+        "practice": practice, "rows": rows, "errors": errors or [],
+        "counted": None if practice else service.counted(session, placement, user_id),
+        "counting": placement.counting,
+        "limit": PRACTICE_ATTEMPTS if practice else placement.max_attempts,
+        "source": source or graded_file(lesson, exercise),
+        "used": sum(r.status in service.CHARGED for r in rows),
+        "max_bytes": settings().max_source_bytes,
+        "statuses": [status_json(r) for r in rows if r.status in ("queued", "running")],
+        "draft_key": f"{placement.id}:{user_id}:{exercise.id}"}
+
+
+def accept(access: PlacementAccess, exercise: Any) -> Submission:
+    """Validate the submit form (pasted or uploaded main.py) and submit it for ``exercise`` in
+    the access's placement; raises ValidationError or SubmissionError with what to fix.
+    A lesson page's attempts are practice, limited to PRACTICE_ATTEMPTS per exercise."""
+    placement = access.placement
+    limit = settings().max_source_bytes
+    data = SubmitSchema(max_bytes=limit).load(
+        read_upload(request.files.get("main_py"), request.form.get("source", ""), limit))
+    practice = not service.scores_placement(placement, exercise.id)
+    return service.submit(db(), queues(), settings(), placement=placement, user=access.user,
+                          exercise_id=exercise.id, source=data["source"],
+                          variant=service.variant_on(exercise, placement, access.user.id),
+                          course_version=state().course.get().version,
+                          checks_hash=exercise.checks_hash,
+                          max_attempts=PRACTICE_ATTEMPTS if practice else None)
+
+
+def messages_of(exc: Exception) -> list[str]:
+    if isinstance(exc, ValidationError):
+        raw = exc.messages
+        if isinstance(raw, dict):
+            return [str(m) for value in raw.values()
+                    for m in (value if isinstance(value, list) else [value])]
+        return [str(m) for m in raw]
+    return [str(exc)]
+
+
+def history_json(placement: Any, rows: list[Submission], chosen: Submission | None,
+                 max_attempts: int | None = None) -> dict[str, Any]:
+    return {"counting": placement.counting,
+            "max_attempts": placement.max_attempts if max_attempts is None else max_attempts,
+            "counted": chosen.id if chosen else None,
+            "submissions": [status_json(r) for r in rows]}
