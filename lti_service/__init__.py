@@ -59,7 +59,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     from lti_service.core import http_errors as errors
     from lti_service.core import presentation
     from lti_service.instructor.views import bp as instructor_bp
-    from lti_service.learner import bp as learner_bp
+    from lti_service.learner.views import bp as learner_bp
     from lti_service.lti import views as lti_views
     from lti_service.submissions import bp as submissions_bp
 

@@ -267,7 +267,7 @@ def test_without_javascript_the_lesson_form_posts_back_to_the_lesson(
     assert 'data-status="queued"' in _page(client, pid, token)
 
     # Practice is bounded per exercise (grading work), with a message that says so.
-    monkeypatch.setattr("lti_service.submissions.views.PRACTICE_ATTEMPTS", 2)
+    monkeypatch.setattr("lti_service.submissions.panel.PRACTICE_ATTEMPTS", 2)
     assert _post(client, action, {**fields, "source": "masked = 2\n"}).status_code == 303
     over = _post(client, action, {**fields, "source": "masked = 3\n"})
     assert over.status_code == 400 and "used all 2 attempts" in over.get_data(as_text=True)

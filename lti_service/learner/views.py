@@ -1,0 +1,248 @@
+"""The ``learner`` blueprint: the lesson page inside the LMS, its checkpoint answer form and
+its exercises' submit forms (practice: attempts kept in My learning, never scored in the LMS).
+
+Access (launched placement, kind, the lesson's own exercise, CSRF) is the guard's job
+(``lti_service.core.authz``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from markupsafe import Markup
+from marshmallow import ValidationError
+from werkzeug.wrappers import Response
+
+from lti_service.checkpoints import service as checkpoints
+from lti_service.core.auth import form_fields, launch_url_args
+from lti_service.core.authz import LEARNER, Guard, PlacementAccess
+from lti_service.core.content import (
+    CHECKPOINT_KINDS,
+    LESSON_KINDS,
+    ContentItem,
+    has_gradebook_column,
+)
+from lti_service.core.errors import ServiceError
+from lti_service.core.extensions import db, state
+from lti_service.learner.service import portfolio
+from lti_service.learner.service.page import guide_body, lesson_fragment, setup_body
+from lti_service.submissions import panel as submit_panel
+from lti_service.submissions import service as submissions
+
+
+def _lesson_exercise(item: ContentItem, exercise_id: str) -> Any:
+    """The exercise ``exercise_id`` of a lesson placement's own lesson (None: not one of it)."""
+    if item.kind not in LESSON_KINDS:
+        return None
+    return next((ex for ex in item.lesson.exercises if ex.id == exercise_id), None)
+
+
+bp = Blueprint("learner", __name__, url_prefix="/learn")
+guard = Guard(bp, source="page", parts={"exercise_id": _lesson_exercise})
+
+
+def _panels(access: PlacementAccess, source: str = "", errors: list[str] | None = None
+            ) -> dict[str, Markup]:
+    """Each exercise's submit form and attempts, on a lesson placement's page (one query);
+    ``source`` and ``errors`` go back to the exercise whose submission was refused."""
+    placement, user, lesson = access.placement, access.user, access.item.lesson
+    if access.item.kind not in LESSON_KINDS or not lesson.exercises:
+        return {}
+    lt = launch_url_args().get("lt", "")
+    rows = submissions.history(db(), placement.id, user.id)
+    refused = access.part.id if access.part is not None and errors else None
+    out: dict[str, Markup] = {}
+    for ex in lesson.exercises:
+        shown = ex.for_variant(submissions.variant_on(ex, placement, user.id))
+        ctx = submit_panel.panel(
+            access, lesson, shown, pfx=f"x-{ex.slug}-", h=4,
+            action=url_for("learner.submit_exercise", placement_id=placement.id,
+                           exercise_id=ex.id),
+            history_url=url_for("learner.exercise_history", placement_id=placement.id,
+                                exercise_id=ex.id, lt=lt),
+            rows=[r for r in rows if r.exercise_id == ex.id],
+            source=source if ex.id == refused else "",
+            errors=errors if ex.id == refused else None)
+        out[ex.id] = Markup(render_template("submissions/_panel.html", **ctx))  # noqa: S704
+    return out
+
+
+def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = None,
+          status: int = 200, panels: dict[str, Markup] | None = None
+          ):  # type: ignore[no-untyped-def]
+    placement, item = access.placement, access.item
+    attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
+    action = url_for("learner.answer", placement_id=placement.id)
+    seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
+    panels = _panels(access) if panels is None else panels
+    fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get(),
+                               checkpoint=seen, panels=panels)
+    return render_template(
+        "lesson.html",
+        title=item.title,
+        item=item,
+        fragment=fragment,
+        placement=placement,
+        answers_count=item.kind in CHECKPOINT_KINDS,
+        graded=has_gradebook_column(item.kind, placement.lineitem_url),
+        attempts=attempts,
+        attempts_left=max(placement.max_attempts - len(attempts), 0),
+        result=result,
+        launch_args=launch_url_args(),
+        submits=bool(panels),
+    ), status
+
+
+@bp.get("/<int:placement_id>")
+@guard(LEARNER)
+def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
+    session.commit()
+    return _page(access)
+
+
+@bp.post("/<int:placement_id>/exercise/<exercise_id>/submit")
+@guard(LEARNER, kinds=LESSON_KINDS)
+def submit_exercise(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    """Submit one of the lesson's exercises from its page (practice; JSON for the live page)."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        row = submit_panel.accept(access, access.part)
+    except (ValidationError, submissions.SubmissionError) as exc:
+        messages = submit_panel.messages_of(exc)
+        if wants_json:
+            return jsonify({"error": "invalid_submission", "messages": messages}), 400
+        panels = _panels(access, request.form.get("source", ""), messages)
+        return _page(access, status=400, panels=panels)
+    if wants_json:
+        return jsonify(submit_panel.status_json(row)), 202
+    return redirect(url_for("learner.lesson", placement_id=access.placement.id,
+                            **launch_url_args()) + f"#{access.part.id}", code=303)
+
+
+@bp.get("/<int:placement_id>/exercise/<exercise_id>/history.json")
+@guard(LEARNER, kinds=LESSON_KINDS)
+def exercise_history(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    rows = submissions.history(db(), access.placement.id, access.user.id, access.part.id)
+    return jsonify(submit_panel.history_json(access.placement, rows, None,
+                                             submit_panel.PRACTICE_ATTEMPTS))
+
+
+@bp.post("/<int:placement_id>/answer")
+@guard(LEARNER, kinds=CHECKPOINT_KINDS)
+def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    result = checkpoints.answer(session, placement=access.placement, user=access.user,
+                                checkpoint=access.item.lesson.checkpoint,
+                                choice=request.form.get("choice", ""),
+                                graded=has_gradebook_column(access.item.kind,
+                                                            access.placement.lineitem_url))
+    session.commit()
+    return _page(access, result)
+
+
+def _my_learning(access: PlacementAccess, message: str = "", status: int = 200
+                 ):  # type: ignore[no-untyped-def]
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
+    return render_template("my_learning.html", title="My learning", mine=mine,
+                           placement=access.placement, message=message,
+                           launch_args=launch_url_args()), status
+
+
+@bp.get("/<int:placement_id>/my-learning")
+@guard(LEARNER)
+def my_learning(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    return _my_learning(access)
+
+
+@bp.get("/<int:placement_id>/my-learning.zip")
+@guard(LEARNER)
+def my_learning_zip(access: PlacementAccess) -> Response:
+    mine = portfolio.collect(db(), access.user, access.context, state().course.get())
+    data = portfolio.export_zip(mine, tool_url=request.host_url.rstrip("/"))
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": "attachment; filename=my-learning.zip"})
+
+
+@bp.post("/<int:placement_id>/my-learning/notes")
+@guard(LEARNER)
+def my_learning_note(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    session = db()
+    try:
+        portfolio.save_note(session, access.user, access.context, state().course.get(),
+                            request.form.get("lesson_id", ""), request.form.get("text", ""))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Note not saved: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()) + "#notes", code=303)
+
+
+@bp.post("/<int:placement_id>/my-learning/import")
+@guard(LEARNER)
+def my_learning_import(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    upload = request.files.get("portfolio")
+    if upload is None or not upload.filename:
+        return _my_learning(access, "Choose the ZIP that My learning exported.", 400)
+    session = db()
+    try:
+        portfolio.import_zip(session, access.user,
+                             upload.stream.read(portfolio.MAX_IMPORT_BYTES + 1))
+    except ServiceError as exc:
+        session.rollback()
+        return _my_learning(access, f"Not imported: {exc}", 400)
+    session.commit()
+    return redirect(url_for("learner.my_learning", placement_id=access.placement.id,
+                            **launch_url_args()), code=303)
+
+
+@bp.get("/<int:placement_id>/setup")
+@guard(LEARNER)
+def setup(access: PlacementAccess) -> str:
+    return render_template("content_page.html", title="Setup help", body=setup_body(),
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/guide")
+@guard(LEARNER)
+def guide(access: PlacementAccess) -> str:
+    setup_url = url_for("learner.setup", placement_id=access.placement.id, **launch_url_args())
+    body = guide_body(state().course.get(), access.item.lesson, setup_url)
+    if body is None:
+        abort(404, "this lesson's phase is not in the course any more")
+    return render_template("content_page.html", title="Phase study guide", body=body,
+                           placement=access.placement, item=access.item,
+                           launch_args=launch_url_args())
+
+
+@bp.get("/<int:placement_id>/lesson.md")
+@guard(LEARNER)
+def lesson_text(access: PlacementAccess) -> Response:
+    lesson = access.item.lesson
+    source = lesson.dir / "lesson.md"
+    if not source.is_file():
+        abort(404, "this lesson's text is not available here")
+    return send_file(source, mimetype="text/markdown", as_attachment=True,
+                     download_name=f"{lesson.id}.md")
+
+
+@bp.get("/<int:placement_id>/figure.png")
+@guard(LEARNER)
+def figure(access: PlacementAccess) -> Response:
+    image = access.item.lesson.figure.image_path
+    if not image.is_file():
+        abort(404, "this lesson has no figure image")
+    return send_file(image, mimetype="image/png")
