@@ -75,7 +75,9 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
         "transforms-01", "transforms-01.checkpoint", "transforms-01.exercise.static-length",
         "transforms-01.exercise.first-vs-later", "transforms-01.exercise.bucketed-lengths",
         "transforms-02", "transforms-02.checkpoint", "transforms-02.exercise.mse-value-and-grad",
-        "transforms-02.exercise.directional-check", "transforms-02.exercise.pytree-sgd-step"]
+        "transforms-02.exercise.directional-check", "transforms-02.exercise.pytree-sgd-step",
+        "transforms-03", "transforms-03.checkpoint", "transforms-03.exercise.batched-scores",
+        "transforms-03.exercise.pairwise-distances", "transforms-03.exercise.clipped-mean-grad"]
     files = unzip(cartridge(course, TOOL).zip_bytes())
     manifest = ET.fromstring(files["imsmanifest.xml"])
     titles = [t.text for t in manifest.iterfind(".//cp:organization//cp:item/cp:title", NS)]
