@@ -50,7 +50,7 @@ GRAD_ONE = jax.jit(jax.grad(loss_one))
 
 
 def with_loop(w: jax.Array, xs: jax.Array, ys: jax.Array) -> jax.Array:
-    return jnp.stack([GRAD_ONE(w, a, b) for a, b in zip(xs, ys, strict=True)])
+    return jnp.stack([GRAD_ONE(w, xs[i], ys[i]) for i in range(xs.shape[0])])
 
 
 SERIES: tuple[tuple[str, str, str, Batch], ...] = (
