@@ -25,9 +25,9 @@ assert jnp.array_equal(d, loop) and d.shape == (3,)
 center = jnp.array([1.0, 1.0])
 from_center = jax.vmap(distance, in_axes=(0, None))(points, center)  # center is shared
 print("in_axes=(0, None), every point to one center:", from_center)
-pairwise = jax.vmap(jax.vmap(distance, in_axes=(None, 0)), in_axes=(0, None))(points, points)
-print("vmap of vmap, all pairs:", pairwise.shape, "| symmetric:",
-      bool(jnp.allclose(pairwise, pairwise.T)))
+all_pairs = jax.vmap(jax.vmap(distance, in_axes=(None, 0)), in_axes=(0, None))(points, points)
+print("vmap of vmap, all pairs:", all_pairs.shape, "| symmetric:",
+      bool(jnp.allclose(all_pairs, all_pairs.T)))
 by_columns = jax.vmap(distance, in_axes=(1, 1))(points.T, origins.T)  # examples along axis 1
 print("in_axes=1 on transposed data, same distances:", bool(jnp.array_equal(by_columns, d)))
 scales = jnp.array([1.0, 10.0, 100.0])
