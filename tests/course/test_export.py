@@ -76,6 +76,8 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
         "transforms-01.exercise.first-vs-later", "transforms-01.exercise.bucketed-lengths",
         "transforms-02", "transforms-02.checkpoint", "transforms-02.exercise.mse-value-and-grad",
         "transforms-02.exercise.directional-check", "transforms-02.exercise.pytree-sgd-step",
+        "transforms-03", "transforms-03.checkpoint", "transforms-03.exercise.batched-scores",
+        "transforms-03.exercise.pairwise-distances", "transforms-03.exercise.clipped-mean-grad",
         "transforms-04", "transforms-04.checkpoint", "transforms-04.exercise.huber-where",
         "transforms-04.exercise.spring-scan", "transforms-04.exercise.root-fori-grad"]
     files = unzip(cartridge(course, TOOL).zip_bytes())

@@ -80,6 +80,7 @@ def test_the_packaged_course_is_valid():
     assert [p.id for p in course.phases] == ["01-arrays", "02-transformations"]
     assert [x.id for x in course.lessons()] == [
         "arrays-01", "arrays-02", "arrays-03", "arrays-04", "transforms-01", "transforms-02",
+        "transforms-03",
         "transforms-04"]
 
 

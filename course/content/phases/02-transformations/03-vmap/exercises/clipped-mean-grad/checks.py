@@ -1,0 +1,38 @@
+"""Hidden checks for transforms-03.exercise.clipped-mean-grad: clipped_mean_grad(w, x, y)."""
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, calls_function
+
+EXERCISE = FunctionExercise(
+    "clipped_mean_grad",
+    params={"clip": (5.0, 1.0, 20.0)},
+    jit=True,
+    jit_feedback="vmap, grad and the clipping are array operations, so the step jits",
+    rtol=1e-5,
+    atol=1e-5,
+    rules=(calls_function("vmap", "clipping needs each example's own gradient, which "
+                          "jax.vmap of jax.grad computes in one batched program"),
+           calls_function("grad", "the per-example gradients come from jax.grad of loss_one")),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+
+    def draw(i: int) -> Call:
+        rows, cols = int(rng.integers(2, 10)), int(rng.integers(1, 5))
+        return Call(f"random draw {i}", (rng.normal(size=cols).astype(np.float32),
+                                         (3.0 * rng.normal(size=(rows, cols))).astype(np.float32),
+                                         rng.normal(size=rows).astype(np.float32)), "random")
+
+    return [
+        Call("the lesson's w, x, y", (np.array([0.5, -0.25], np.float32), x,
+                                      np.array([1.0, 2.0, 3.0], np.float32))),
+        Call("a perfect fit (every gradient is zero)", (np.array([1.0, 0.0], np.float32), x,
+                                                        x[:, 0].copy())),
+        Call("small gradients (none is clipped)", (np.array([0.1], np.float32),
+                                                   np.array([[0.1], [0.2]], np.float32),
+                                                   np.array([0.0, 0.0], np.float32))),
+        *(draw(i) for i in range(3)),
+    ]

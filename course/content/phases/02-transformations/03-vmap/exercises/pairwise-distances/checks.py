@@ -1,0 +1,34 @@
+"""Hidden checks for transforms-03.exercise.pairwise-distances: pairwise(a, b)."""
+
+import numpy as np
+
+from course.checks import Call, FunctionExercise, calls_function
+
+EXERCISE = FunctionExercise(
+    "pairwise",
+    params={"p": (1, 2, 3)},
+    jit=True,
+    jit_feedback="nested vmaps are one batched program, which jits like any array function",
+    rtol=1e-5,
+    atol=1e-5,
+    rules=(calls_function("vmap", "a vmap of a vmap turns the distance of one pair into the "
+                          "table of all pairs"),),
+)
+
+
+def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    points = np.array([[0.0, 0.0], [3.0, 4.0], [1.0, 1.0]], np.float32)
+
+    def draw(i: int) -> Call:
+        n, m, d = (int(k) for k in rng.integers(1, 7, size=3))
+        return Call(f"random draw {i}", (rng.normal(size=(n, d)).astype(np.float32),
+                                         rng.normal(size=(m, d)).astype(np.float32)), "random")
+
+    return [
+        Call("the lesson's points against themselves", (points, points)),
+        Call("three points against two (the table is 3 x 2, not 2 x 3)",
+             (points, np.array([[0.0, 0.0], [1.0, 0.0]], np.float32))),
+        Call("one point against four in 3-D", (np.ones((1, 3), np.float32),
+                                               np.eye(4, 3, dtype=np.float32))),
+        *(draw(i) for i in range(3)),
+    ]
