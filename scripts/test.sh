@@ -17,7 +17,8 @@ export JAX_PLATFORMS=cpu
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache  # layering contracts (.importlinter)
 set +e
-.venv/bin/python -m pytest "$@"
+# The slowest tests in every log, so CI time is watched where it is spent.
+.venv/bin/python -m pytest --durations=25 "$@"
 rc=$?
 set -e
 if [ "$rc" = 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi
