@@ -11,9 +11,11 @@ two cheats graded: ``hardcoded`` (the reference's outputs on the example typed i
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -168,6 +170,28 @@ def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
     return read_values(payload), run
 
 
+_REFERENCES: dict[str, CapturedValues] = {}
+_REFERENCES_LOCK = threading.Lock()
+
+
+def _reference(code: str, suite: CheckSuite, calls: bytes, folder: Path,
+               timeout: float) -> CapturedValues:
+    """The reference's values on ``calls``, run once per process: the solution, starter,
+    hard-coded and variant items of one exercise grade against the same (variant, seed) inputs.
+    Only a clean run is kept, so a broken reference is reported by every item that needs it."""
+    key = hashlib.sha256(b"\0".join(
+        [code.encode(), ",".join(suite.names).encode(), calls])).hexdigest()
+    with _REFERENCES_LOCK:
+        found = _REFERENCES.get(key)
+    if found is not None:
+        return found
+    expected, _ = _harness(code, suite, calls, folder, timeout)
+    if reference_problem(expected, suite.function) is None:
+        with _REFERENCES_LOCK:
+            _REFERENCES[key] = expected
+    return expected
+
+
 def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *,
                      lesson: Lesson | None = None, variant: dict | None = None,
                      seed: int = CHECK_SEED,
@@ -190,7 +214,7 @@ def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *
     inputs = suite.calls(chosen, seed)
     calls = encode_calls(suite.function, inputs)
     reference = submission_for(lesson, exercise, exercise.for_variant(chosen).solution_code)
-    expected, _ = _harness(reference, suite, calls, tmp / "reference", timeout)
+    expected = _reference(reference, suite, calls, tmp / "reference", timeout)
     problem = reference_problem(expected, suite.function)
     if problem:
         raise ChecksError(f"{exercise.id} {chosen or ''}: {problem}")
@@ -252,7 +276,7 @@ def hardcoded_submission(lesson: Lesson, exercise: Exercise, variant: dict, tmp:
         raise ChecksError(f"{exercise.id} is not a function exercise")
     calls = encode_calls(suite.function, suite.calls(variant, CHECK_SEED))
     reference = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
-    expected, _ = _harness(reference, suite, calls, tmp, timeout)
+    expected = _reference(reference, suite, calls, tmp, timeout)
     problem = reference_problem(expected, suite.function)
     if problem:
         raise ChecksError(problem)
