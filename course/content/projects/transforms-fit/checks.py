@@ -1,7 +1,7 @@
 """Hidden stage checks of project.transforms-fit: the learner's model.py on hidden regression
 problems.
 
-Every function (loss, loss_grad, train_step, per_example_grads) is called on problems the
+loss_grad, train_step (which returns the loss) and per_example_grads are called on problems the
 learner never saw, in plain Python and under jax.jit, and compared with the reference: the
 problems are drawn from the grading seed, so typed-in numbers cannot pass. Stage 4 must use
 jax.vmap, and the per-example gradients must average to the learner's own batch gradient.
@@ -21,7 +21,9 @@ EXERCISE = FunctionExercise(
     rules=(calls_function("vmap", "stage 4 maps one example's gradient over the batch with "
                                   "jax.vmap; a Python loop gives the same numbers slowly"),),
 )
-FUNCTIONS = ("loss", "loss_grad", "train_step", "per_example_grads")
+FUNCTIONS = ("loss_grad", "train_step", "per_example_grads")
+"""``loss`` is not called on its own: ``train_step`` returns the loss before its step, so a
+wrong loss already fails there (and one call fewer per problem keeps grading fast)."""
 
 
 def _problem(rng: np.random.Generator, examples: int, features: int,
