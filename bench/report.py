@@ -207,14 +207,17 @@ def course_section(rows: list[dict[str, Any]]) -> list[str]:
               for tool in ("check", "build")}
     used = [r for r in latest.values() if r is not None]
     body = [[tool, r[tool].get("full_s"), r[tool].get("no_change_s"),
-             f"{100 * float(r[tool].get('ratio', 0)):.1f}%", _load(r),
-             _fmt(r.get("timestamp"))[:16]]
+             f"{100 * float(r[tool].get('ratio', 0)):.1f}%",
+             (r.get("floor") or {}).get("median_s", "–"),
+             r[tool].get("full_over_floor", "–"), r[tool].get("no_change_over_floor", "–"),
+             _load(r), _fmt(r.get("timestamp"))[:16]]
             for tool, r in latest.items() if r is not None]
     lines = ["### Course tools (`bench/course_tools.py`)", "",
              "Target: a no-change run under 5% of a full run, for `check` (cached passes) and "
-             "for `build`.", ""]
-    lines += _table(["tool", "full s", "no-change s", "no-change / full", "load avg",
-                     "when (UTC)"], body)
+             "for `build`. Floor: `pathways course validate` on the same copy in the same run "
+             "(interpreter, imports, every content file loaded; no lesson code runs).", ""]
+    lines += _table(["tool", "full s", "no-change s", "no-change / full", "floor s",
+                     "full / floor", "no-change / floor", "load avg", "when (UTC)"], body)
     lines += _commands(used, "course_tools.py")
     return lines
 
