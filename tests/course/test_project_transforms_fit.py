@@ -94,3 +94,23 @@ def test_missing_solution_says_it_is_not_in_the_download(tmp_path: Path) -> None
     assert result.returncode != 0
     assert "not in the learner download" in result.stderr
     assert "--implementation starter" in result.stderr
+
+
+
+def test_hidden_checks_demand_vmap() -> None:
+    """Per-example gradients from a Python loop give the same numbers: only the graded rule
+    (read from the submission's AST, as the grader does) tells them from the vmap answer."""
+    from course.checks import load_suite
+    from course.checks.functions import find_function
+
+    suite = load_suite(PROJECT / "checks.py")
+    assert suite.function is not None and suite.function.function == "per_example_grads"
+    [rule] = suite.function.rules
+    solution = (PROJECT / "solution" / "model.py").read_text()
+    loop = solution + (
+        "\n\ndef per_example_grads(w, b, x, y):\n"
+        "    rows = [loss_grad(w, b, x[i:i + 1], y[i:i + 1]) for i in range(x.shape[0])]\n"
+        "    return jnp.stack([r[0] for r in rows]), jnp.stack([r[1] for r in rows])\n")
+    assert rule.holds(find_function(solution, "per_example_grads"))
+    assert not rule.holds(find_function(loop, "per_example_grads"))
+    assert "vmap" in rule.feedback
