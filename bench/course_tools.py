@@ -4,8 +4,15 @@
 A no-change run must take under 5% of a full run, for `check` (passes are cached by content
 hash + checks hash + package versions, course/tools/check_cache.py) and `build` (it only hashes
 inputs and compares keys). `check` gets a cache file of its own in the scratch folder, so the
-full run is a cold one. Prints the timings and ratios and appends one JSON line to
-bench/results/course.jsonl.
+full run is a cold one.
+
+Two floors, measured in the same run on the same copy (each the median of three):
+`start`, `pathways course --help` (the interpreter and the CLI, nothing loaded), and `load`,
+`pathways course validate` (every content file loaded and cross-checked, no lesson code run).
+A no-change run's ratio over `start` is what its fast path costs above starting at all (under
+1 means it skips imports that `--help` pays for); a full run's ratio over `load` is what running
+or building the course costs above reading it. Prints the timings and ratios and appends one
+JSON line to bench/results/course.jsonl.
 
     .venv/bin/python bench/course_tools.py [--skip-check]
 """
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,13 +51,34 @@ def timed(args: list[str]) -> tuple[float, str]:
     return seconds, last
 
 
-def pair(name: str, args: list[str]) -> dict[str, float | str]:
+FLOORS = {"start": ["course", "--help"], "load": ["course", "validate"]}
+
+
+def measure_floors(content: Path) -> dict[str, dict[str, object]]:
+    """Each floor command three times on ``content``; its median is the figure."""
+    floors: dict[str, dict[str, object]] = {}
+    for name, command in FLOORS.items():
+        args = [*command, "--root", str(content)] if name == "load" else command
+        runs = [timed(args) for _ in range(3)]
+        seconds = [s for s, _ in runs]
+        median = statistics.median(seconds)
+        print(f"floor {name:>5}: `pathways {' '.join(command)}` median {median:.2f} s of "
+              f"{[round(s, 2) for s in seconds]}")
+        floors[name] = {"median_s": round(median, 3), "runs_s": [round(s, 3) for s in seconds],
+                        "command": "pathways " + " ".join(command)}
+    floors["load"]["course"] = timed(["course", "validate", "--root", str(content)])[1]
+    return floors
+
+
+def pair(name: str, args: list[str], start: float, load: float) -> dict[str, float | str]:
     full, full_line = timed(args)
     again, again_line = timed(args)
     ratio = again / full
-    print(f"{name:>5}: full {full:7.2f} s | no-change {again:6.2f} s | ratio {ratio:6.1%}"
-          f"   ({again_line})")
+    print(f"{name:>5}: full {full:7.2f} s ({full / load:6.1f} x load) | no-change {again:5.2f} s"
+          f" ({again / start:4.2f} x start) | no-change / full {ratio:6.1%}   ({again_line})")
     return {"full_s": round(full, 3), "no_change_s": round(again, 3), "ratio": round(ratio, 4),
+            "full_over_load": round(full / load, 2),
+            "no_change_over_start": round(again / start, 2),
             "full_summary": full_line, "no_change_summary": again_line}
 
 
@@ -61,12 +90,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pathways-bench-course-") as scratch:
         content = Path(scratch) / "content"
         shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("__pycache__"))
+        record["floors"] = floors = measure_floors(content)
+        start, load = (float(floors[f]["median_s"]) for f in ("start", "load"))  # type: ignore[arg-type]
         if not args.skip_check:
             record["check"] = pair("check", ["course", "check", "--root", str(content),
-                                             "--cache", str(Path(scratch) / "check.json")])
+                                             "--cache", str(Path(scratch) / "check.json")],
+                                   start, load)
         out = Path(scratch) / "site"
         record["build"] = build = pair("build", ["course", "build", "--root", str(content),
-                                                 "--out", str(out), "--quiet"])
+                                                 "--out", str(out), "--quiet"], start, load)
     record["loadavg_after"] = loadavg()
     record["build_ratio_ok"] = ok = float(build["ratio"]) < LIMIT
     check = record.get("check")

@@ -201,20 +201,32 @@ def _grading_run(row: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _floors(row: dict[str, Any], tool: str) -> list[Any]:
+    """start s, load s, full / load, no-change / start (lines before the floors: "–")."""
+    floors = row.get("floors") or {}
+    start = (floors.get("start") or {}).get("median_s")
+    load = (floors.get("load") or row.get("floor") or {}).get("median_s")
+    timed = row[tool]
+    return [start, load, timed.get("full_over_load", timed.get("full_over_floor")),
+            timed.get("no_change_over_start")]
+
+
 def course_section(rows: list[dict[str, Any]]) -> list[str]:
     # `make bench` skips the slow `check`: show each tool's latest line that timed it.
     latest = {tool: next((r for r in reversed(rows) if isinstance(r.get(tool), dict)), None)
               for tool in ("check", "build")}
     used = [r for r in latest.values() if r is not None]
     body = [[tool, r[tool].get("full_s"), r[tool].get("no_change_s"),
-             f"{100 * float(r[tool].get('ratio', 0)):.1f}%", _load(r),
+             f"{100 * float(r[tool].get('ratio', 0)):.1f}%", *_floors(r, tool), _load(r),
              _fmt(r.get("timestamp"))[:16]]
             for tool, r in latest.items() if r is not None]
     lines = ["### Course tools (`bench/course_tools.py`)", "",
              "Target: a no-change run under 5% of a full run, for `check` (cached passes) and "
-             "for `build`.", ""]
-    lines += _table(["tool", "full s", "no-change s", "no-change / full", "load avg",
-                     "when (UTC)"], body)
+             "for `build`. Floors, measured in the same run: start = `pathways course --help`, "
+             "load = `pathways course validate` (every content file loaded, no lesson code "
+             "run).", ""]
+    lines += _table(["tool", "full s", "no-change s", "no-change / full", "start s", "load s",
+                     "full / load", "no-change / start", "load avg", "when (UTC)"], body)
     lines += _commands(used, "course_tools.py")
     return lines
 

@@ -85,7 +85,7 @@ def _project_exercise(slug: str, folder: Path, data: dict, root: Path,
     digest = hashlib.sha256(checks.read_bytes() + b"\0" + solution_code.encode()).hexdigest()
     stages = tuple(f"Stage {s['number']}: {s['title']}" for s in data["stages"])
     prompt = (f"{data['summary']} Submit your `starter/model.py`: hidden stage checks call "
-              "its functions on padded batches you have not seen.")
+              "its functions on inputs you have not seen.")
     return Exercise(
         f"project.{slug}", slug, "project", data["title"], prompt, (), stages, (), "",
         starter.read_text(encoding="utf-8"), solution_code, checks, suite.max_points, (),

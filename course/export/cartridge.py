@@ -1,6 +1,6 @@
 """The IMS Common Cartridge 1.3 (``.imscc``): an LTI link to every lesson, checkpoint and
-exercise (resource identifiers are the content ids), the checkpoint quiz, and a stand-alone
-Canvas QTI package of the same quiz."""
+exercise, and to each phase's project after its lessons (resource identifiers are the content
+ids), the checkpoint quiz, and a stand-alone Canvas QTI package of the same quiz."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course.export import qti
-from course.export.lti_links import link_items, link_xml
+from course.export.lti_links import LinkItem, link_items, link_xml
+from course.export.qti import ExportError
 from course.export.xml import q, register, root_element, sub, to_bytes
 from course.model import Course
 
@@ -71,25 +72,35 @@ def cartridge(course: Course, tool_url: str, tool_title: str = "JAX Pathways") -
               structure="rooted-hierarchy")
     top = sub(org, "item", identifier="course-root")
     package = Package()
-    by_lesson = {lesson.id: lesson for lesson in course.lessons()}
     items = link_items(course)
+    placed: set[str] = set()
+
+    def place(parent: ET.Element, link: LinkItem) -> None:
+        href = f"lti/{link.content_id}.xml"
+        package.files[href] = link_xml(link, url, tool_title)
+        entry = sub(parent, "item", identifier=f"item-{link.content_id}",
+                    identifierref=link.content_id)
+        sub(entry, "title", link.title)
+        resource = sub(resources, "resource", identifier=link.content_id, type=LTI_TYPE)
+        sub(resource, "file", href=href)
+        placed.add(link.content_id)
+
     for phase in course.phases:
         phase_item = sub(top, "item", identifier=f"phase-{phase.id}")
         sub(phase_item, "title", f"Phase {phase.number:02d}: {phase.title}")
         for lesson in phase.lessons:
             lesson_item = sub(phase_item, "item", identifier=f"module-{lesson.id}")
             sub(lesson_item, "title", lesson.title)
-            owned = [i for i in items if i.content_id == lesson.id
-                     or i.content_id.startswith(f"{lesson.id}.")]
-            for link in owned:
-                href = f"lti/{link.content_id}.xml"
-                package.files[href] = link_xml(link, url, tool_title)
-                entry = sub(lesson_item, "item", identifier=f"item-{link.content_id}",
-                            identifierref=link.content_id)
-                sub(entry, "title", link.title)
-                resource = sub(resources, "resource", identifier=link.content_id, type=LTI_TYPE)
-                sub(resource, "file", href=href)
-    assert set(by_lesson) <= {i.content_id for i in items}
+            for link in items:
+                if link.content_id == lesson.id or link.content_id.startswith(f"{lesson.id}."):
+                    place(lesson_item, link)
+        if phase.project is not None:  # the project follows its phase's lessons
+            for link in items:
+                if link.content_id == phase.project.id:
+                    place(phase_item, link)
+    unplaced = {i.content_id for i in items} - placed
+    if unplaced:
+        raise ExportError(f"placeable items outside every lesson and project: {sorted(unplaced)}")
     quiz_href = f"{qti.QUIZ_ID}/assessment.xml"
     package.files[quiz_href] = qti.checkpoints_qti(course)
     quiz_item = sub(top, "item", identifier=f"item-{qti.QUIZ_ID}", identifierref=qti.QUIZ_ID)

@@ -17,6 +17,11 @@ def test_course_bench_times_a_full_and_a_no_change_build(run_bench, tmp_path: Pa
     [row] = json_lines(tmp_path / "results" / "course.jsonl")
     assert row["build"]["full_s"] > 0 and row["build"]["no_change_s"] > 0
     assert {"ratio", "no_change_summary"} <= set(row["build"])
+    floors = row["floors"]
+    assert all(len(floors[f]["runs_s"]) == 3 and floors[f]["median_s"] > 0
+               for f in ("start", "load"))
+    assert "2 phase(s)" in floors["load"]["course"]
+    assert row["build"]["no_change_over_start"] > 0 and row["build"]["full_over_load"] > 1
     assert {"loadavg_before", "loadavg_after", "command", "timestamp"} <= set(row)
 
 

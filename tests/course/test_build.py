@@ -189,6 +189,53 @@ def test_learner_zip_works_for_a_new_learner(built: Built, tmp_path: Path) -> No
     assert solution.returncode != 0 and "not in the learner download" in solution.stderr
 
 
+def test_learner_zip_holds_phase_02_and_its_commands_work(built: Built, tmp_path: Path) -> None:
+    """The seed-style commands for a Phase 02 lesson and the Phase 02 project, from the ZIP."""
+    lesson = built.course.lesson("transforms-01")
+    assert lesson is not None and lesson.relpath.startswith("phases/02-transformations/")
+    with zipfile.ZipFile(built.out / ZIP) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path)
+    for name in ("run.py", "README.md", "starter/model.py"):
+        assert f"projects/transforms-fit/{name}" in names
+    assert not [n for n in names if n.startswith("projects/transforms-fit/")
+                and ("/solution/" in n or n.endswith("checks.py"))]
+    assert {"exercises/transforms-02.py", "exercises/transforms-02.ipynb",
+            f"{lesson.relpath}/code/main.py"} <= names
+    run = subprocess.run([sys.executable, f"{lesson.relpath}/code/main.py"], cwd=tmp_path,
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "PASS: transforms-01" in run.stdout
+    project = subprocess.run(
+        [sys.executable, "projects/transforms-fit/run.py", "--implementation", "starter",
+         "--stage", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert project.returncode == 2 and "TODO 1 (loss in starter/model.py)" in project.stderr
+
+
+def test_phase_02_study_guide_shows_preparation_milestones_and_project(built: Built) -> None:
+    phase = next(p for p in built.course.phases if p.id == "02-transformations")
+    assert phase.project is not None and phase.project.slug == "transforms-fit"
+    guide = (built.out / "guides" / "02-transformations.html").read_text()
+    text = " ".join("".join(parse(guide).text).split())
+    assert "Transformations: study guide" in text
+    minutes = sum(lesson.minutes for lesson in phase.lessons)
+    assert f"About {minutes} minutes over {len(phase.lessons)} lessons." in text
+    for lesson in phase.lessons:
+        assert f'href="../lessons/{lesson.id}.html"' in guide
+    assert "static_argnums" in guide, "a jit milestone names what it lets you do"
+    assert 'href="../projects/transforms-fit.html"' in guide
+    for stage in phase.project.stages:
+        assert f"Stage {stage.number}: {stage.title}" in text
+    index = (built.out / "index.html").read_text()
+    assert 'href="guides/02-transformations.html"' in index
+    assert 'href="projects/transforms-fit.html"' in index
+    page = " ".join("".join(parse((built.out / "projects" / "transforms-fit.html")
+                                  .read_text()).text).split())
+    assert "finite differences" in page and "--evidence-dir runs/transforms-fit" in page
+    lesson_page = (built.out / "lessons" / "transforms-02.html").read_text()
+    assert 'href="../guides/02-transformations.html"' in lesson_page
+
+
 def test_second_build_reuses_everything(built: Built, tmp_path: Path) -> None:
     root, out = copy_of(built, tmp_path)
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}

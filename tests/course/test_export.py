@@ -34,7 +34,7 @@ def course() -> Course:
 
 
 def content_ids(course: Course) -> set[str]:
-    ids = set()
+    ids = {phase.project.id for phase in course.phases if phase.project is not None}
     for lesson in course.lessons():
         ids |= {lesson.id, lesson.checkpoint.id, *(ex.id for ex in lesson.exercises)}
     return ids
@@ -68,10 +68,12 @@ def test_cartridge_manifest_links_every_content_id(course: Course) -> None:
 
 
 def test_both_phases_are_placed_in_course_order(course: Course) -> None:
-    """The picker and the cartridge read one list: Phase 02 follows Phase 01 and its project."""
+    """The picker and the cartridge read one list: Phase 02 follows Phase 01 and its project,
+    and Phase 02's own project follows Phase 02's lessons."""
     ids = [p.content_id for p in placeables(course)]
     assert ids.index("project.arrays-audit") < ids.index("transforms-01")
-    assert ids[ids.index("transforms-01"):] == [
+    phase2 = ids[ids.index("transforms-01"):]
+    assert phase2[:20] == [
         "transforms-01", "transforms-01.checkpoint", "transforms-01.exercise.static-length",
         "transforms-01.exercise.first-vs-later", "transforms-01.exercise.bucketed-lengths",
         "transforms-02", "transforms-02.checkpoint", "transforms-02.exercise.mse-value-and-grad",
@@ -80,10 +82,24 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
         "transforms-03.exercise.pairwise-distances", "transforms-03.exercise.clipped-mean-grad",
         "transforms-04", "transforms-04.checkpoint", "transforms-04.exercise.huber-where",
         "transforms-04.exercise.spring-scan", "transforms-04.exercise.root-fori-grad"]
+    assert phase2[-1] == "project.transforms-fit"
     files = unzip(cartridge(course, TOOL).zip_bytes())
     manifest = ET.fromstring(files["imsmanifest.xml"])
-    titles = [t.text for t in manifest.iterfind(".//cp:organization//cp:item/cp:title", NS)]
-    assert any(t and "Transformations" in t for t in titles), titles
+    phases = {p.get("identifier"): p for p in manifest.iter(f"{{{CP}}}item")
+              if (p.get("identifier") or "").startswith("phase-")}
+    phase_item = phases["phase-02-transformations"]
+    assert "Transformations" in phase_item.findtext("cp:title", namespaces=NS)
+    modules = [i.get("identifier") for i in phase_item.iterfind("cp:item", NS)]
+    assert modules[:2] == ["module-transforms-01", "module-transforms-02"]
+    assert modules[-1] == "item-project.transforms-fit", "the project closes its phase"
+    placed = {i.get("identifierref") for i in phase_item.iter(f"{{{CP}}}item")}
+    assert {"transforms-02.checkpoint", "transforms-01.exercise.static-length",
+            "project.transforms-fit"} <= placed
+    link = ET.fromstring(files["lti/project.transforms-fit.xml"])
+    extensions = {p.get("name"): p.text for p in link.iterfind(".//lticm:property", NS)}
+    assert extensions["content_kind"] == "exercise"
+    assert float(extensions["points_possible"]) == course.exercise(
+        "project.transforms-fit")[1].max_points
 
 
 def test_lti_links_launch_the_tool_with_the_content_id(course: Course) -> None:
@@ -138,6 +154,9 @@ def test_checkpoint_quiz_in_the_cartridge_and_for_canvas(course: Course) -> None
     assert resource is not None and resource.get("type") == "imsqti_xmlv1p2"
     href = resource.find("cp:file", NS).get("href")
     _check_quiz(ET.fromstring(canvas[href]), course)
+    idents = [i.get("ident") for i in ET.fromstring(canvas[href]).iter(f"{{{QTI}}}item")]
+    assert {"arrays-04.checkpoint", "transforms-01.checkpoint",
+            "transforms-02.checkpoint"} <= set(idents), "both phases' checkpoints are exported"
 
 
 def test_text_is_escaped_and_a_checkpoint_without_one_answer_is_refused(
