@@ -14,7 +14,7 @@ A no-change run's ratio over `start` is what its fast path costs above starting 
 or building the course costs above reading it. Prints the timings and ratios and appends one
 JSON line to bench/results/course.jsonl.
 
-    .venv/bin/python bench/course_tools.py [--skip-check]
+    .venv/bin/python bench/course_tools.py [--skip-check] [--content DIR]
 """
 
 from __future__ import annotations
@@ -85,11 +85,14 @@ def pair(name: str, args: list[str], start: float, load: float) -> dict[str, flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-check", action="store_true", help="Time only `build`.")
+    parser.add_argument("--content", type=Path, default=CONTENT,
+                        help="Content root to copy and time (default: the packaged course).")
     args = parser.parse_args()
     record: dict[str, object] = {"bench": "course", **environment(), "loadavg_before": loadavg()}
     with tempfile.TemporaryDirectory(prefix="pathways-bench-course-") as scratch:
         content = Path(scratch) / "content"
-        shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(args.content, content, ignore=shutil.ignore_patterns("__pycache__"))
+        record["content"] = "packaged" if args.content == CONTENT else str(args.content)
         record["floors"] = floors = measure_floors(content)
         start, load = (float(floors[f]["median_s"]) for f in ("start", "load"))  # type: ignore[arg-type]
         if not args.skip_check:
