@@ -78,8 +78,9 @@ def make_job(source: str, exercise_id: str = "test.exercise.mask-tail",
 
 
 def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
-               heartbeat_s: float = 1.0) -> dict[str, str]:
-    """Environment of a `pathways worker` subprocess: only the queue, as on a TPU host."""
+               heartbeat_s: float = 1.0, *, warm: bool = False) -> dict[str, str]:
+    """Environment of a `pathways worker` subprocess: only the queue, as on a TPU host
+    (``warm``: runs forked from a warm sandboxed parent, PATHWAYS_GRADER_WARM)."""
     import os
 
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "COURSE_ROOT")}
@@ -87,6 +88,8 @@ def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
                PATHWAYS_QUEUE_PREFIX=prefix, PATHWAYS_GRADER_HEARTBEAT_S=str(heartbeat_s))
     if redis_url:
         env["REDIS_URL"] = redis_url
+    if warm:
+        env["PATHWAYS_GRADER_WARM"] = "1"
     return env
 
 

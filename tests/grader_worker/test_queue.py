@@ -1,7 +1,7 @@
 """Through the real queue, graded by a real `pathways worker` process in its sandbox.
 
-On SQLite, every exercise's reference solution scores full marks: each one is gradable in the
-deployed sandbox. Whether cheats score less is the content's property, proved for every exercise
+On SQLite, with warm runs (the production fast path), every exercise's reference solution
+scores full marks: each one is gradable in the deployed sandbox. On Redis the runs are cold. Whether cheats score less is the content's property, proved for every exercise
 and variant by `pathways course check` (tests/course/test_content_runs.py); here a sample of
 exercises (a function exercise with variants, and each project) also sends the
 starter, a hard-coded answer and another variant's answer through the queue, on SQLite and on
@@ -63,7 +63,7 @@ def _submissions(course, tmp_path: Path, *, every_reference: bool):  # noqa: ANN
 
 def _grade_course(tmp_path: Path, redis_url: str | None, *, every_reference: bool) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}-"
-    env = worker_env(tmp_path / "var", prefix, redis_url)
+    env = worker_env(tmp_path / "var", prefix, redis_url, warm=every_reference)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     expected: dict[str, tuple[str, dict]] = {}
