@@ -1,11 +1,12 @@
 """Through the real queue, graded by a real `pathways worker` process in its sandbox.
 
 On SQLite, with warm runs (the production fast path), every exercise's reference solution
-scores full marks: each one is gradable in the deployed sandbox. On Redis the runs are cold. Whether cheats score less is the content's property, proved for every exercise
-and variant by `pathways course check` (tests/course/test_content_runs.py); here a sample of
-exercises (a function exercise with variants, and each project) also sends the
-starter, a hard-coded answer and another variant's answer through the queue, on SQLite and on
-Redis, so the verdicts are shown to survive the transport.
+scores full marks: each one is gradable in the deployed sandbox. On Redis the runs are cold.
+Whether cheats score less is the content's property, proved for every exercise and variant by
+`pathways course check` (tests/course/test_content_runs.py); here a sample of exercises (a
+function exercise with variants, and each project) also sends the starter, a hard-coded answer
+and another variant's answer through the queue, on both, so the verdicts are shown to survive
+the transport and both kinds of run.
 """
 
 from __future__ import annotations
