@@ -170,12 +170,12 @@ def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
     return read_values(payload), run
 
 
-_REFERENCES: dict[str, CapturedValues] = {}
+_REFERENCES: dict[str, tuple[CapturedValues, RunResult]] = {}
 _REFERENCES_LOCK = threading.Lock()
 
 
 def _reference(code: str, suite: CheckSuite, calls: bytes, folder: Path,
-               timeout: float) -> CapturedValues:
+               timeout: float) -> tuple[CapturedValues, RunResult]:
     """The reference's values on ``calls``, run once per process: the solution, starter,
     hard-coded and variant items of one exercise grade against the same (variant, seed) inputs.
     Only a clean run is kept, so a broken reference is reported by every item that needs it."""
@@ -185,21 +185,23 @@ def _reference(code: str, suite: CheckSuite, calls: bytes, folder: Path,
         found = _REFERENCES.get(key)
     if found is not None:
         return found
-    expected, _ = _harness(code, suite, calls, folder, timeout)
+    expected, run = _harness(code, suite, calls, folder, timeout)
     if reference_problem(expected, suite.function) is None:
         with _REFERENCES_LOCK:
-            _REFERENCES[key] = expected
-    return expected
+            _REFERENCES[key] = expected, run
+    return expected, run
 
 
 def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *,
                      lesson: Lesson | None = None, variant: dict | None = None,
-                     seed: int = CHECK_SEED,
+                     seed: int = CHECK_SEED, reuse_reference: bool = False,
                      ) -> tuple[list[CheckOutcome], CapturedValues, RunResult]:
     """Run ``code`` under the harness and grade it, as the grader would (minus the sandbox).
 
     A function exercise needs ``lesson``: its reference solution (in ``variant``) runs first,
-    on the same hidden inputs, and gives the expected outputs.
+    on the same hidden inputs, and gives the expected outputs. ``reuse_reference``: when
+    ``code`` is that reference, grade the reference's own run instead of running it again
+    (what a second run adds, that the reference is deterministic, is shown once per exercise).
     """
     suite = load_suite(exercise.checks_path)
     if suite.function is None:
@@ -214,18 +216,22 @@ def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *
     inputs = suite.calls(chosen, seed)
     calls = encode_calls(suite.function, inputs)
     reference = submission_for(lesson, exercise, exercise.for_variant(chosen).solution_code)
-    expected = _reference(reference, suite, calls, tmp / "reference", timeout)
+    expected, reference_run = _reference(reference, suite, calls, tmp / "reference", timeout)
     problem = reference_problem(expected, suite.function)
     if problem:
         raise ChecksError(f"{exercise.id} {chosen or ''}: {problem}")
-    captured, run = _harness(code, suite, calls, tmp / "learner", timeout)
+    if reuse_reference and code == reference:
+        captured, run = expected, reference_run
+    else:
+        captured, run = _harness(code, suite, calls, tmp / "learner", timeout)
     outcomes = grade(suite, captured, expected=expected, inputs=inputs, source=code,
                      params=chosen)
     return outcomes, captured, run
 
 
 def _check_solution(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
-    """The reference solution scores full marks, in every variant."""
+    """The reference solution scores full marks, in every variant (graded as a learner's run
+    in the first variant; in the others its reference run is graded)."""
     exercise = _exercise(item)
     seconds = 0.0
     variants = exercise.variants or [{}]
@@ -233,7 +239,8 @@ def _check_solution(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, f
         code = submission_for(item.lesson, exercise, exercise.for_variant(variant).solution_code)
         try:
             outcomes, captured, run = grade_submission(code, exercise, tmp / str(index), timeout,
-                                                       lesson=item.lesson, variant=variant)
+                                                       lesson=item.lesson, variant=variant,
+                                                       reuse_reference=index > 0)
         except (ChecksError, ValuesError) as exc:
             return False, str(exc), seconds
         seconds += run.seconds
@@ -276,7 +283,7 @@ def hardcoded_submission(lesson: Lesson, exercise: Exercise, variant: dict, tmp:
         raise ChecksError(f"{exercise.id} is not a function exercise")
     calls = encode_calls(suite.function, suite.calls(variant, CHECK_SEED))
     reference = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
-    expected = _reference(reference, suite, calls, tmp, timeout)
+    expected, _ = _reference(reference, suite, calls, tmp, timeout)
     problem = reference_problem(expected, suite.function)
     if problem:
         raise ChecksError(problem)
