@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -146,3 +147,30 @@ def test_https_verifies_the_host_certificate_on_the_pinned_address(tmp_path: Pat
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_a_name_whose_first_address_is_unreachable_is_fetched_from_the_next(
+        probe: ProbeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As ``localhost`` on Debian (``::1`` first, the server on 127.0.0.1): the connection
+    falls through to the next checked address, and a POST is still sent exactly once. The
+    resolver's answer is the one thing made up here (a name with two loopback addresses,
+    127.0.0.2 refusing connections); the connections are real."""
+    port = int(probe.url.rsplit(":", 1)[1].split("/", 1)[0])
+    real = socket.getaddrinfo
+
+    def two_addresses(host, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if host != "dual.test":
+            return real(host, *args, **kwargs)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))
+                for ip in ("127.0.0.2", "127.0.0.1")]
+
+    monkeypatch.setattr(socket, "getaddrinfo", two_addresses)
+    url = f"http://dual.test:{port}"
+    assert fetch_json(url + "/json", LOOPBACK_OK)["ok"] is True
+    assert probe.hits == [("GET", "/json")]
+    # Every address must still be allowed: a private one refuses the whole name.
+    assert refused(url + "/json", OutboundPolicy(allow_private=False, timeout_s=1.0)) == FAILED
+    assert probe.hits == [("GET", "/json")]
+    # No address answers: the one uniform refusal.
+    probe.stop()
+    assert refused(url + "/json") == FAILED

@@ -5,9 +5,11 @@ OpenID configuration, a registration endpoint, a platform's key set). Unguarded,
 scanner and a reader of internal services (SSRF). So every such request goes through
 ``fetch_json``:
 
-- http(s) only; the host is resolved once and the connection goes to that checked address (no
-  DNS rebinding between the check and the connection); private, loopback, link-local, reserved
-  and multicast addresses are refused unless the operator allows them (``OUTBOUND_ALLOW_PRIVATE``);
+- http(s) only; the host is resolved once and the connection goes to a checked address (no
+  DNS rebinding between the check and the connection), each in turn while one cannot be
+  reached, as browsers do (``localhost`` is ``::1`` then ``127.0.0.1`` on Debian); private,
+  loopback, link-local, reserved and multicast addresses are refused unless the operator
+  allows them (``OUTBOUND_ALLOW_PRIVATE``);
 - short timeouts and an overall deadline, a response size cap, no content decoding (no
   decompression bombs);
 - redirects followed only within the same origin (GET only), and a request may be pinned to an
@@ -113,20 +115,20 @@ def _allowed(address: str, allow_private: bool) -> bool:
     return allow_private or (ip.is_global and not ip.is_multicast)
 
 
-def _resolve(where: Origin, allow_private: bool) -> str:
-    """The address to connect to; every address the name has must be allowed."""
+def _resolve(where: Origin, allow_private: bool) -> list[str]:
+    """The addresses to connect to, in the resolver's order; every one must be allowed."""
     try:
         infos = socket.getaddrinfo(where.host, where.port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise _Failure(f"cannot resolve {where.host}: {exc}") from exc
-    addresses = [str(info[4][0]) for info in infos]
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
     if not addresses:
         raise _Failure(f"{where.host} has no address")
     refused = [a for a in addresses if not _allowed(a, allow_private)]
     if refused:
         raise _Failure(f"{where.host} resolves to a non-public address {refused[0]} "
                        "(OUTBOUND_ALLOW_PRIVATE is off)")
-    return addresses[0]
+    return addresses
 
 
 def _pool(where: Origin, address: str, timeout_s: float,
@@ -170,27 +172,35 @@ def _once(method: str, url: str, rules: OutboundPolicy, body: bytes | None,
     where = origin(url)
     if where is None:
         raise _Failure("not an http(s) URL with a host")
-    address = _resolve(where, rules.allow_private)
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise _Failure("deadline passed before connecting")
+    addresses = _resolve(where, rules.allow_private)
     parts = urlsplit(url)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    pool = _pool(where, address, min(rules.timeout_s, remaining), rules.ca_bundle)
-    try:
-        response = pool.urlopen(
-            method, target, body=body, redirect=False, retries=False, preload_content=False,
-            decode_content=False, assert_same_host=False,
-            headers={**headers, "Host": _host_header(where), "User-Agent": USER_AGENT,
-                     "Accept": "application/json", "Accept-Encoding": "identity"})
+    for index, address in enumerate(addresses):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Failure("deadline passed before connecting")
+        pool = _pool(where, address, min(rules.timeout_s, remaining), rules.ca_bundle)
         try:
-            if response.status in REDIRECTS:
-                return response.status, response.headers.get("Location"), b""
-            return response.status, None, _read(response, rules.max_bytes, deadline)
+            try:
+                response = pool.urlopen(
+                    method, target, body=body, redirect=False, retries=False,
+                    preload_content=False, decode_content=False, assert_same_host=False,
+                    headers={**headers, "Host": _host_header(where), "User-Agent": USER_AGENT,
+                             "Accept": "application/json", "Accept-Encoding": "identity"})
+            except (urllib3.exceptions.NewConnectionError,
+                    urllib3.exceptions.ConnectTimeoutError):
+                if index + 1 < len(addresses):  # not connected: nothing was sent; next one
+                    continue
+                raise
+            try:
+                if response.status in REDIRECTS:
+                    return response.status, response.headers.get("Location"), b""
+                return response.status, None, _read(response, rules.max_bytes, deadline)
+            finally:
+                response.close()  # one request per connection: never back to a pool
         finally:
-            response.close()  # one request per connection: never back to a pool
-    finally:
-        pool.close()
+            pool.close()
+    raise _Failure(f"{where.host} has no address")  # unreachable: _resolve returns one or more
 
 
 def _fetch(method: str, url: str, rules: OutboundPolicy, payload: Any,
