@@ -16,13 +16,16 @@ if [ ! -x "$root/usr/bin/python3" ]; then
   debootstrap --variant=minbase --include=python3 bookworm "$root" "$mirror"
 fi
 cleanup() {
-  for m in dev/pts dev sys proc; do umount "$root/$m" 2>/dev/null || true; done
-  umount "$root" 2>/dev/null || true
+  for m in dev sys proc; do umount -R -l "$root/$m" 2>/dev/null || true; done
+  umount -l "$root" 2>/dev/null || true
 }
 trap cleanup EXIT
 # bubblewrap needs / to be a mount point: bind the chroot onto itself, then the kernel trees.
+# /sys and /dev recursively: the grader's cgroups live under /sys/fs/cgroup, its own mounts, as
+# on any booted machine (without them there is no pids or memory limit for the sandbox).
 mount --bind "$root" "$root"
-for m in proc sys dev dev/pts; do mount --bind "/$m" "$root/$m"; done
+mount --bind /proc "$root/proc"
+for m in sys dev; do mount --rbind "/$m" "$root/$m" && mount --make-rslave "$root/$m"; done
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   mkdir -p "$root/usr/local/share/ca-certificates"
