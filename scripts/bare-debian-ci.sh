@@ -6,6 +6,9 @@
 # PYTEST_ADDOPTS, PATHWAYS_PG_PORT and PATHWAYS_REDIS_PORT pass through (e.g. a subset of tests,
 # ports that do not clash with services already running on this host: the chroot shares its
 # network). Local CA certificates (a TLS-intercepting proxy) are copied in so pip can verify.
+# Known limit of a chroot: the kernel refuses to create user namespaces for a chrooted process,
+# so the warm sandbox (PATHWAYS_GRADER_WARM) and the unprivileged-worker tests cannot pass here;
+# a container or VM (pivot_root, e.g. systemd-nspawn) does not have that limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(realpath -m "${1:-/var/tmp/pathways-bare}")
