@@ -20,7 +20,6 @@ from flask import (
     url_for,
 )
 from markupsafe import Markup
-from marshmallow import ValidationError
 from werkzeug.wrappers import Response
 
 from lti_service.checkpoints import service as checkpoints
@@ -116,19 +115,12 @@ def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @guard(LEARNER, kinds=LESSON_KINDS)
 def submit_exercise(access: PlacementAccess):  # type: ignore[no-untyped-def]
     """Submit one of the lesson's exercises from its page (practice; JSON for the live page)."""
-    wants_json = request.accept_mimetypes.best == "application/json"
-    try:
-        row = submit_panel.accept(access, access.part)
-    except (ValidationError, submissions.SubmissionError) as exc:
-        messages = submit_panel.messages_of(exc)
-        if wants_json:
-            return jsonify({"error": "invalid_submission", "messages": messages}), 400
-        panels = _panels(access, request.form.get("source", ""), messages)
-        return _page(access, status=400, panels=panels)
-    if wants_json:
-        return jsonify(submit_panel.status_json(row)), 202
-    return redirect(url_for("learner.lesson", placement_id=access.placement.id,
-                            **launch_url_args()) + f"#{access.part.id}", code=303)
+    return submit_panel.submit_answer(
+        access, access.part,
+        done_url=url_for("learner.lesson", placement_id=access.placement.id,
+                         **launch_url_args()) + f"#{access.part.id}",
+        refused=lambda source, messages: _page(
+            access, status=400, panels=_panels(access, source, messages)))
 
 
 @bp.get("/<int:placement_id>/exercise/<exercise_id>/history.json")

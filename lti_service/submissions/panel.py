@@ -6,9 +6,10 @@ already resolved by the calling blueprint's guard; this module only composes and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from flask import current_app, request, url_for
+from flask import current_app, jsonify, redirect, request, url_for
 from marshmallow import ValidationError
 
 from course import submission_for
@@ -98,6 +99,24 @@ def accept(access: PlacementAccess, exercise: Any) -> Submission:
                           course_version=state().course.get().version,
                           checks_hash=exercise.checks_hash,
                           max_attempts=PRACTICE_ATTEMPTS if practice else None)
+
+
+def submit_answer(access: PlacementAccess, exercise: Any, *, done_url: str,
+                  refused: Callable[[str, list[str]], Any]) -> Any:
+    """The answer to a submit form, on any page that hosts the panel: 202 with the status JSON
+    (live page) or a 303 to ``done_url``; when refused, 400 with the messages (JSON) or
+    ``refused(source, messages)``, the hosting page again with the learner's code kept."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    try:
+        row = accept(access, exercise)
+    except (ValidationError, service.SubmissionError) as exc:
+        messages = messages_of(exc)
+        if wants_json:
+            return jsonify({"error": "invalid_submission", "messages": messages}), 400
+        return refused(request.form.get("source", ""), messages)
+    if wants_json:
+        return jsonify(status_json(row)), 202
+    return redirect(done_url, code=303)
 
 
 def messages_of(exc: Exception) -> list[str]:

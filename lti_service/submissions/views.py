@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import abort, jsonify, redirect, render_template, request, url_for
-from marshmallow import ValidationError
+from flask import abort, jsonify, render_template, url_for
 from sqlalchemy.orm import Session
 
 from lti_service.core.auth import launch_url_args
@@ -21,13 +20,7 @@ from lti_service.core.content import EXERCISE_KINDS, LESSON_KINDS
 from lti_service.core.extensions import db, state
 from lti_service.submissions import bp, service
 from lti_service.submissions.models import Submission
-from lti_service.submissions.panel import (
-    accept,
-    history_json,
-    messages_of,
-    panel,
-    status_json,
-)
+from lti_service.submissions.panel import history_json, panel, status_json, submit_answer
 
 logger = logging.getLogger(__name__)
 
@@ -72,21 +65,13 @@ def exercise_page(access: PlacementAccess) -> Any:
 @bp.post("/exercise/<int:placement_id>/submit")
 @guard(LEARNER, kinds=EXERCISE_KINDS)
 def submit(access: PlacementAccess) -> Any:
-    placement = access.placement
     _, exercise = _exercise(access)
-    wants_json = request.accept_mimetypes.best == "application/json"
-    try:
-        row = accept(access, exercise)
-    except (ValidationError, service.SubmissionError) as exc:
-        messages = messages_of(exc)
-        if wants_json:
-            return jsonify({"error": "invalid_submission", "messages": messages}), 400
-        return _render(access, source=request.form.get("source", ""), errors=messages,
-                       status=400)
-    if wants_json:
-        return jsonify(status_json(row)), 202
-    return redirect(url_for("submissions.exercise_page", placement_id=placement.id,
-                            **launch_url_args()), code=303)
+    return submit_answer(
+        access, exercise,
+        done_url=url_for("submissions.exercise_page", placement_id=access.placement.id,
+                         **launch_url_args()),
+        refused=lambda source, messages: _render(access, source=source, errors=messages,
+                                                 status=400))
 
 
 @bp.get("/submissions/<submission_id>/status.json")
