@@ -51,6 +51,7 @@ class Config:
     queued_lease_s: float = 900.0
     running_lease_s: float = 30.0
     grading_max_tries: int = 3
+    outbox_retry_base_s: float = 30.0
     outbound_allow_private: bool = False
     outbound_timeout_s: float = 5.0
     outbound_max_bytes: int = 256 * 1024
@@ -82,6 +83,7 @@ class Config:
             "queued_lease_s": float(env.get("PATHWAYS_QUEUED_LEASE_S", "900")),
             "running_lease_s": float(env.get("PATHWAYS_RUNNING_LEASE_S", "30")),
             "grading_max_tries": int(env.get("PATHWAYS_GRADING_MAX_TRIES", "3")),
+            "outbox_retry_base_s": float(env.get("OUTBOX_RETRY_BASE_S", "30")),
             "outbound_allow_private": _bool(env.get("OUTBOUND_ALLOW_PRIVATE"), False),
             "outbound_timeout_s": float(env.get("OUTBOUND_TIMEOUT_S", "5")),
             "outbound_max_bytes": int(env.get("OUTBOUND_MAX_BYTES", str(256 * 1024))),
@@ -110,6 +112,8 @@ class Config:
                              "above 0")
         if not 1 <= cfg.grading_max_tries <= 20:
             raise ValueError(f"PATHWAYS_GRADING_MAX_TRIES={cfg.grading_max_tries}: use 1 to 20")
+        if not 1 <= cfg.outbox_retry_base_s <= 3600:
+            raise ValueError(f"OUTBOX_RETRY_BASE_S={cfg.outbox_retry_base_s}: use 1 to 3600")
         if not 0 < cfg.outbound_timeout_s <= 60:
             raise ValueError(f"OUTBOUND_TIMEOUT_S={cfg.outbound_timeout_s}: use 0 < seconds <= 60")
         if cfg.outbound_max_bytes < 1024:

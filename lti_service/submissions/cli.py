@@ -2,12 +2,30 @@
 
 Leases and tries are not options here: the web writes them and this process reaps them, so both
 read them from the service configuration (PATHWAYS_QUEUED_LEASE_S, PATHWAYS_RUNNING_LEASE_S,
-PATHWAYS_GRADING_MAX_TRIES; docs/CONFIGURATION.md).
+PATHWAYS_GRADING_MAX_TRIES; docs/CONFIGURATION.md), as is the outbox's first retry delay
+(OUTBOX_RETRY_BASE_S).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timedelta
+from functools import partial
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from lti_service.core.config import Config
+
+
+def delivery_for(cfg: Config) -> Callable[[Session], int]:
+    """The outbox delivery the consumer runs, with the operator's retry delay."""
+    from lti_service.outbox.service.delivery import deliver_due
+
+    return partial(deliver_due, base_delay=timedelta(seconds=cfg.outbox_retry_base_s))
 
 
 @click.command("consumer")
@@ -27,7 +45,6 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     from grading_contract.queues import Queues
     from lti_service.core.config import Config
     from lti_service.core.db import make_engine, make_session_factory
-    from lti_service.outbox.service.delivery import deliver_due
     from lti_service.submissions.consumer import ResultsConsumer
     from lti_service.submissions.settings import GradingSettings
     from pathways import logs
@@ -38,7 +55,7 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     loop = ResultsConsumer(make_session_factory(engine), Queues(load_queue_config()),
                            GradingSettings.from_config(cfg), reap_every_s=reap_every,
                            outbox_every_s=outbox_every, housekeeping_every_s=housekeeping_every,
-                           deliver=deliver_due)
+                           deliver=delivery_for(cfg))
     try:
         loop.run()
     finally:

@@ -154,6 +154,9 @@ def local_stack() -> Iterator[LocalStack]:
         env[f"PATHWAYS_STACK_{name}_PORT"] = str(free_port())
     for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "TOOL_BASE_URL"):
         env.pop(name, None)
+    # A score posted while the LMS is down is retried after 2 s, not 30: the retry itself is
+    # what test_score_pending_while_the_lms_is_down_arrives_when_it_is_back proves.
+    env["OUTBOX_RETRY_BASE_S"] = "2"
     probe = LocalStack(env, "", "", "")
     exported = dict(re.findall(r"^export (\w+)=(.*)$", probe.run("env"), re.M))
     stack = LocalStack(env, exported["STACK_TOOL_URL"], exported["STACK_LMS_URL"],

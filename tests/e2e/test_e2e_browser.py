@@ -274,7 +274,12 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     frame.locator("#submit button[type=submit]").click()
     # Graded by the tool while the LMS is away: the score waits in the outbox.
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
-    time.sleep(3)
+    # The consumer tried to post it and the LMS was not there (its log says so, by row id only).
+    consumer_log = Path(local_stack.env["PATHWAYS_STACK_DIR"]) / "logs" / "consumer.log"
+    deadline = time.monotonic() + 60
+    while "not delivered (try 1)" not in consumer_log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, "the consumer never tried the score"
+        time.sleep(0.5)
     local_stack.run("up", "lms")
     score = wait_for_score(local_stack, "bob", EXERCISE, timeout=120)
     assert score["scoreGiven"] == score["scoreMaximum"] == exercise_points()

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from grader_helpers import CANARY, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
+from grader_helpers import CANARY, CORPUS, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
@@ -275,7 +275,6 @@ def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
     assert out.returncode == 0 and out.cpu_s is not None and out.cpu_s >= 1.0, out
 
 
-CORPUS = sorted((HERE / "hostile").glob("*.py"))
 TRUSTED_CPU_S: dict[str, float] = {}
 """CPU seconds the worker's thread spent on each hostile job (the sandbox's is not counted)."""
 TRUSTED_CPU_BOUND_S = 1.0

@@ -40,7 +40,8 @@ def test_the_consumer_has_no_lease_options_of_its_own() -> None:
 
 
 @pytest.mark.parametrize(("name", "value"), [("PATHWAYS_GRADING_MAX_TRIES", "0"),
-                                             ("PATHWAYS_QUEUED_LEASE_S", "-1")])
+                                             ("PATHWAYS_QUEUED_LEASE_S", "-1"),
+                                             ("OUTBOX_RETRY_BASE_S", "0")])
 def test_a_bad_grading_setting_stops_the_process(grading_env: Path, monkeypatch: pytest.MonkeyPatch,
                                                  name: str, value: str) -> None:
     monkeypatch.setenv(name, value)

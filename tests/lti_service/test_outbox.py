@@ -230,3 +230,24 @@ def test_a_refused_fresh_token_is_not_retried_and_the_row_backs_off(sqlite_stack
     retries = [r for r in caplog.records if "refused a stored access token" in r.getMessage()]
     assert len(retries) == 1, "only the stored token earns a second post"
     assert [s["scoreGiven"] for s in stack.gradebook()["scores"]] == [0.0]
+
+
+def test_the_operator_sets_the_first_retry_delay(sqlite_stack, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """OUTBOX_RETRY_BASE_S reaches the consumer's deliveries: a short first delay (a local
+    stack, a test) and the same doubling after it."""
+    from lti_service.core.config import Config
+    from lti_service.submissions.cli import delivery_for
+
+    stack = sqlite_stack
+    monkeypatch.setenv("OUTBOX_RETRY_BASE_S", "2")
+    deliver = delivery_for(Config.from_env({"database_url": "sqlite://", "var_dir": tmp_path}))
+    _launch_learner(stack, "alice")
+    row_id = _queue(stack, "alice", 1.0)
+    stack.lms_server.stop()
+    with stack.db() as session:
+        before = utcnow()
+        assert deliver(session) == 0
+        row = session.get(ScoreOutbox, row_id)
+        assert row.tries == 1
+        assert timedelta(seconds=1) <= row.next_attempt_at - before <= timedelta(seconds=10)
+    assert backoff(3, timedelta(seconds=2)) == timedelta(seconds=8)

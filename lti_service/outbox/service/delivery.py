@@ -9,8 +9,9 @@ What the LMS answers decides (``judge``, a pure function):
   one (``CachedServiceConnector.post``). A fresh token answered 401 is retried like a 5xx (fixing
   the platform's key or token URL is an operator's job that takes time); 403 is a refusal;
 - 408, 425, 429, 5xx, a redirect, no answer (network, timeout), a failed token request: retried
-  with exponential backoff (``BASE_DELAY * 2**(tries-1)`` capped at ``MAX_DELAY``, later if the
-  LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``;
+  with exponential backoff (``base_delay * 2**(tries-1)`` capped at ``MAX_DELAY``, later if the
+  LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``. ``base_delay`` is
+  ``BASE_DELAY`` unless the operator sets ``OUTBOX_RETRY_BASE_S``;
 - any other 4xx ("user not found", "invalid grade", "score already exists for the provided
   timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
   same score again would get the same answer.
@@ -61,8 +62,8 @@ class Verdict:
     reason: str = ""
 
 
-def backoff(tries: int) -> timedelta:
-    return min(BASE_DELAY * (2 ** max(tries - 1, 0)), MAX_DELAY)
+def backoff(tries: int, base_delay: timedelta = BASE_DELAY) -> timedelta:
+    return min(base_delay * (2 ** max(tries - 1, 0)), MAX_DELAY)
 
 
 def _cut(text: str) -> str:
@@ -154,7 +155,7 @@ def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
 
 
 def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 50,
-                max_tries: int = MAX_TRIES) -> int:
+                max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY) -> int:
     """Post up to ``limit`` due rows; return how many the LMS accepted."""
     now = now or utcnow()
     rows = list(
@@ -190,7 +191,7 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
             row.last_error = verdict.reason if verdict.outcome == "failed" else _cut(
                 f"gave up after {row.tries} tries: {verdict.reason}")
         else:
-            delay = max(backoff(row.tries), retry_after(wait) or timedelta(0))
+            delay = max(backoff(row.tries, base_delay), retry_after(wait) or timedelta(0))
             row.last_error, row.next_attempt_at = verdict.reason, now + delay
         if row.status != "delivered":
             log.warning("score %s %s (try %s): %s", row.id,
