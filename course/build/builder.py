@@ -146,14 +146,14 @@ def fingerprint(root: Path, requirements: Path) -> str:
 
 
 def build_site(course: Course, out: Path, *, requirements: Path = REQUIREMENTS,
-               progress: Progress | None = None) -> BuildReport:
+               progress: Progress | None = None, jobs: int = 2) -> BuildReport:
     """Build (or bring up to date) the static site, notebooks, exercises and learner ZIP."""
     return run_targets(plan(course, requirements), out, progress,
-                       fingerprint(course.root, requirements))
+                       fingerprint(course.root, requirements), jobs=jobs)
 
 
 def build(root: Path | None, out: Path, *, requirements: Path = REQUIREMENTS,
-          progress: Progress | None = None) -> BuildReport:
+          progress: Progress | None = None, jobs: int = 2) -> BuildReport:
     """``build_site`` for the content under ``root``, skipping even the loading of the course
     when nothing it reads changed since the last complete build."""
     from course.loader import load_course
@@ -161,4 +161,4 @@ def build(root: Path | None, out: Path, *, requirements: Path = REQUIREMENTS,
     root = (root or CONTENT_ROOT).resolve()
     report = reuse_all(out, fingerprint(root, requirements), progress)
     return report if report is not None else build_site(
-        load_course(root), out, requirements=requirements, progress=progress)
+        load_course(root), out, requirements=requirements, progress=progress, jobs=jobs)

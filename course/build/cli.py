@@ -17,8 +17,11 @@ from course.errors import CourseError
 @click.option("--requirements", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The learner lock file put into the learner ZIP "
                    "(default: course/requirements-learner.txt).")
+@click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
+              help="Outputs made at once (each executed notebook runs its own kernel).")
 @click.option("--quiet", is_flag=True, help="Print only the summary line.")
-def build(out: Path, root: Path | None, requirements: Path | None, quiet: bool) -> None:
+def build(out: Path, root: Path | None, requirements: Path | None, jobs: int,
+          quiet: bool) -> None:
     """Build the static site, executed notebooks, exercise downloads and the learner ZIP.
 
     Only outputs whose inputs (content, code, package versions) changed are rebuilt.
@@ -28,7 +31,7 @@ def build(out: Path, root: Path | None, requirements: Path | None, quiet: bool) 
 
     try:
         report = build_all(root, out, requirements=requirements or REQUIREMENTS,
-                           progress=None if quiet else click.echo)
+                           progress=None if quiet else click.echo, jobs=jobs)
     except CourseError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"build: {report.summary()}")

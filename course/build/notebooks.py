@@ -7,6 +7,7 @@ it reruns writes there, never into the content folder; it is meant to sit in the
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import tempfile
@@ -109,14 +110,20 @@ def execute_lesson_notebook(lesson: Lesson) -> bytes:
         config.KernelManager.ip = str(Path(scratch) / "kernel")
         client = NotebookClient(nb, timeout=TIMEOUT_S, kernel_name=KERNEL, config=config,
                                 resources={"metadata": {"path": scratch}})
+        # Its own event loop, closed here: a build runs notebooks in worker threads, where
+        # nbclient's run_sync would leave a loop (and the kernel's sockets) open per thread.
+        loop = asyncio.new_event_loop()
         try:
-            client.execute()
+            loop.run_until_complete(client.async_execute())
         except CellExecutionError as exc:
             raise NotebookError(
                 f"{lesson.relpath}: the lesson notebook failed while executing: "
                 f"{exc.ename}: {exc.evalue}; run `pathways course check` to find the "
                 "failing block and fix it"
             ) from exc
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
     for cell in nb.cells:  # stable bytes: execution timing metadata changes every run
         cell.metadata.pop("execution", None)
     nbformat.validate(nb)
