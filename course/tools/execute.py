@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -39,18 +40,32 @@ def child_env() -> dict[str, str]:
 
 
 def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult:
-    """``python *args`` in ``cwd``; output captured as text."""
+    """``python *args`` in ``cwd``; output captured as text. A script run inside
+    ``course.tools.forkserver.prewarmed`` is forked from a process that has imported JAX."""
+    from course.tools import forkserver
+
+    server = forkserver.active()
+    env = child_env()
+    if server is not None and args and not args[0].startswith("-") and server.takes(env):
+        forked = server.run(args, cwd, timeout, env)
+        if forked is not None:
+            return RunResult(*forked)
     start = time.monotonic()
+    # Its own session: at the timeout the whole group goes, not just the direct child (a
+    # program's own subprocesses would otherwise live on and hold the output pipes open).
+    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, env=child_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
-        proc = subprocess.run(
-            [sys.executable, *args], cwd=cwd, env=child_env(), capture_output=True,
-            text=True, timeout=timeout, check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-        return RunResult(None, out, err, time.monotonic() - start)
-    return RunResult(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        return RunResult(None, out or "", err or "", time.monotonic() - start)
+    return RunResult(proc.returncode, out, err, time.monotonic() - start)
 
 
 PROBE = (

@@ -2,8 +2,8 @@
 
 Parametrized over the loaded course, so a new lesson (or experiment, or exercise) is covered
 without touching this file. Ids read like ``arrays-04/experiment/name-rebinding``. The selected
-items run two at a time in the background (most of each run is importing JAX); each test waits
-for its own item's result.
+items run two at a time in the background, forked from a process that has imported JAX, as
+`pathways course check` runs them; each test waits for its own item's result.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 
 from course import ContentError, load_course
 from course.tools.checking import Item, ItemResult, plan, run_item
+from course.tools.execute import child_env
+from course.tools.forkserver import prewarmed
 
 WORKERS = 2
 
@@ -35,10 +37,11 @@ def item_results(request: pytest.FixtureRequest) -> Iterator[dict[str, Future[It
         if getattr(test, "originalname", "") == "test_item_runs_and_matches_its_record"
         and isinstance(test.callspec.params.get("item"), Item)
     ]
-    pool = ThreadPoolExecutor(max_workers=WORKERS)
-    futures = {item.id: pool.submit(run_item, item) for item in selected}
-    yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
+    with prewarmed(child_env()):  # as `pathways course check` runs them
+        pool = ThreadPoolExecutor(max_workers=WORKERS)
+        futures = {item.id: pool.submit(run_item, item) for item in selected}
+        yield futures
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 @pytest.mark.slow

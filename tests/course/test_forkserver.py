@@ -1,0 +1,138 @@
+"""A script forked from the prewarmed server sees and reports what a cold ``python SCRIPT``
+does; anything the server cannot take runs cold."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from course.tools import forkserver
+from course.tools.execute import child_env, run_python
+from course.tools.forkserver import ForkServer, prewarmed
+
+PROBE = """\
+import os, random, sys
+import numpy as np
+import jax.numpy as jnp
+print("argv", sys.argv, "cwd", os.getcwd(), "path0", sys.path[0])
+print("main", __name__, __file__, sys.modules["__main__"].__file__ == __file__)
+print("fds", sorted(int(f) for f in os.listdir("/proc/self/fd"))[:3])
+print("stdin", repr(sys.stdin.read()))
+print("sum", int(jnp.arange(4).sum()))
+print("sid", os.getsid(0) == os.getpid())
+print("to stderr", file=sys.stderr)
+sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+"""
+
+RAISES = "import json\nvalue = json.loads('{}')\nraise KeyError('missing: ' + str(value))\n"
+
+
+@pytest.fixture
+def server() -> Iterator[ForkServer]:
+    with prewarmed(child_env()) as started:
+        assert started is not None, "the fork server did not start"
+        yield started
+
+
+def _cold(args: list[str], cwd: Path, timeout: float = 60):  # type: ignore[no-untyped-def]
+    assert forkserver.active() is None
+    return run_python(args, cwd=cwd, timeout=timeout)
+
+
+def test_a_forked_script_sees_and_prints_what_a_cold_one_does(tmp_path: Path,
+                                                              server: ForkServer) -> None:
+    (tmp_path / "probe.py").write_text(PROBE)
+    forked = run_python(["probe.py", "3"], cwd=tmp_path)
+    assert forked.seconds < 60
+    forkserver._active = None  # the same run, cold, for comparison
+    try:
+        cold = _cold(["probe.py", "3"], tmp_path)
+    finally:
+        forkserver._active = server
+    assert (forked.returncode, forked.stdout, forked.stderr) == (
+        cold.returncode, cold.stdout, cold.stderr) == (3, cold.stdout, "to stderr\n")
+    assert f"main __main__ {tmp_path / 'probe.py'} True" in cold.stdout
+    assert "fds [0, 1, 2]" in cold.stdout and "stdin ''" in cold.stdout
+
+
+def test_an_uncaught_exception_prints_the_scripts_traceback_only(tmp_path: Path,
+                                                                 server: ForkServer) -> None:
+    (tmp_path / "raises.py").write_text(RAISES)
+    forked = run_python([str(tmp_path / "raises.py")], cwd=tmp_path)
+    forkserver._active = None
+    try:
+        cold = _cold([str(tmp_path / "raises.py")], tmp_path)
+    finally:
+        forkserver._active = server
+    assert forked.returncode == cold.returncode == 1
+    assert forked.stderr == cold.stderr
+    assert forked.stderr.startswith("Traceback (most recent call last):\n  File \"")
+
+
+def test_each_run_draws_fresh_random_numbers(tmp_path: Path, server: ForkServer) -> None:
+    (tmp_path / "draw.py").write_text("import random\nimport numpy as np\n"
+                                      "print(random.random(), np.random.rand())\n")
+    draws = {run_python(["draw.py"], cwd=tmp_path).stdout for _ in range(3)}
+    assert len(draws) == 3
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "cold"])
+def test_the_timeout_kills_the_run_and_what_it_started(tmp_path: Path, forked: bool,
+                                                       request: pytest.FixtureRequest) -> None:
+    if forked:
+        request.getfixturevalue("server")
+    (tmp_path / "hang.py").write_text(
+        "import subprocess, time\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        "open('child.pid', 'w').write(str(child.pid))\n"
+        "time.sleep(300)\n")
+    started = time.monotonic()
+    result = run_python(["hang.py"], cwd=tmp_path, timeout=3)
+    assert result.returncode is None and time.monotonic() - started < 30
+    grandchild = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 10
+    while _alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(grandchild)
+    assert run_python(["-c", "print('next')"], cwd=tmp_path).stdout == "next\n"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_what_the_server_cannot_take_runs_cold(tmp_path: Path, server: ForkServer,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pid.py").write_text("import os\nprint(os.getppid())\n")
+    assert int(run_python(["pid.py"], cwd=tmp_path).stdout) == server._proc.pid
+    # -c programs, and a changed environment (the server's imports saw the old one).
+    assert int(run_python(["-c", "import os; print(os.getppid())"],
+                          cwd=tmp_path).stdout) == os.getpid()
+    monkeypatch.setenv("PATHWAYS_SOMETHING_NEW", "1")
+    assert int(run_python(["pid.py"], cwd=tmp_path).stdout) == os.getpid()
+
+
+def test_a_dead_server_means_cold_runs_not_failures(tmp_path: Path) -> None:
+    (tmp_path / "pid.py").write_text("import os\nprint(os.getppid())\n")
+    with prewarmed(child_env()) as dying:
+        assert dying is not None
+        os.kill(dying._proc.pid, signal.SIGKILL)
+        dying._proc.wait()
+        dying._reader.join(timeout=10)
+        result = run_python(["pid.py"], cwd=tmp_path)
+        assert result.ok and int(result.stdout) == os.getpid()
+
+
+def test_the_operator_can_turn_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATHWAYS_CHECK_COLD", "1")
+    with prewarmed(child_env()) as none:
+        assert none is None and forkserver.active() is None
