@@ -40,20 +40,21 @@ def child_env() -> dict[str, str]:
 
 
 def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult:
-    """``python *args`` in ``cwd``; output captured as text. A script run inside
-    ``course.tools.forkserver.prewarmed`` is forked from a process that has imported JAX."""
+    """``python *args`` in ``cwd``; output captured as text. Inside
+    ``course.tools.forkserver.prewarmed(env)`` a script is forked from a process that has
+    imported JAX, and every run gets ``env``."""
     from course.tools import forkserver
 
     server = forkserver.active()
-    env = child_env()
-    if server is not None and args and not args[0].startswith("-") and server.takes(env):
-        forked = server.run(args, cwd, timeout, env)
+    env = server.env if server is not None else child_env()
+    if server is not None and args and not args[0].startswith("-"):
+        forked = server.run(args, cwd, timeout)
         if forked is not None:
             return RunResult(*forked)
     start = time.monotonic()
     # Its own session: at the timeout the whole group goes, not just the direct child (a
     # program's own subprocesses would otherwise live on and hold the output pipes open).
-    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, env=child_env(),
+    proc = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:

@@ -1,10 +1,11 @@
 """Runs of ``python SCRIPT ARGS`` forked from a process that has already imported JAX.
 
 ``course check`` runs a few hundred programs, and a cold process spends ~1 s of each importing
-JAX. Inside ``prewarmed()``, ``course.tools.execute.run_python`` hands script runs to a fork
-server (``forkserver_main.py``: what a child sees is described there) and falls back to a cold
-process for anything else: ``-c`` programs, an environment that changed since the server
-started, a server that did not start or died. ``PATHWAYS_CHECK_COLD=1`` turns it off.
+JAX. Inside ``prewarmed(env)``, ``course.tools.execute.run_python`` hands script runs to a
+fork server (``forkserver_main.py``: what a child sees is described there) and runs anything
+else cold: ``-c`` programs, and every run once the server did not start or died. Every run
+inside gets ``env``, the environment the server imported JAX under, whatever the calling process
+changes meanwhile (a test's monkeypatching, say). ``PATHWAYS_CHECK_COLD=1`` turns forking off.
 
 The grader's warm runner forks learner runs from a parent that imported JAX in the same way;
 receipts are still recorded by cold runs (``course record``), so every check of a forked run
@@ -29,13 +30,6 @@ from pathlib import Path
 
 SERVER_PATH = Path(__file__).with_name("forkserver_main.py")
 START_TIMEOUT_S = 120.0
-VOLATILE = frozenset({"PYTEST_CURRENT_TEST"})
-"""Variables that change between runs and that no import reads: a run whose environment
-differs from the server's only in these is still forked (and sees its own values)."""
-
-
-def _stable(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k not in VOLATILE}
 
 
 @dataclass
@@ -73,9 +67,9 @@ class ForkServer:
             self.close()
             raise RuntimeError("the fork server did not start")
 
-    def takes(self, env: dict[str, str]) -> bool:
-        """Whether a run in ``env`` can be forked: what the server imported under is the same."""
-        return _stable(env) == _stable(self.env)
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
 
     @property
     def alive(self) -> bool:
@@ -105,7 +99,7 @@ class ForkServer:
                 run.started.set()
                 run.ended.set()
 
-    def run(self, argv: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None
+    def run(self, argv: list[str], cwd: Path, timeout: float
             ) -> tuple[int | None, str, str, float] | None:
         """(exit code or None at the timeout, stdout, stderr, seconds); None when the server
         could not take the run (the caller runs it cold)."""
@@ -117,7 +111,7 @@ class ForkServer:
         folder = Path(tempfile.mkdtemp(prefix=f"run-{run_id}-", dir=self._scratch))
         out, err = folder / "stdout", folder / "stderr"
         request = {"id": run_id, "argv": argv, "cwd": str(Path(cwd).resolve()),
-                   "stdout": str(out), "stderr": str(err), "env": env or self.env}
+                   "stdout": str(out), "stderr": str(err), "env": self.env}
         try:
             try:
                 assert self._proc.stdin is not None
@@ -172,10 +166,18 @@ def _text(path: Path) -> str:
 
 _active: ForkServer | None = None
 _active_lock = threading.Lock()
+_thread = threading.local()
 
 
 def active() -> ForkServer | None:
-    return _active
+    """The server this thread's runs go to: its own (``use_in_this_thread``), else the one
+    ``prewarmed`` started for the process."""
+    return getattr(_thread, "server", None) or _active
+
+
+def use_in_this_thread(server: ForkServer | None) -> None:
+    """Send this thread's runs to ``server`` (e.g. a pool's initializer), not the process's."""
+    _thread.server = server
 
 
 @contextmanager

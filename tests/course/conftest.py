@@ -6,10 +6,45 @@ import shutil
 from pathlib import Path
 
 import pytest
+from content_background import TEST_NAME, Background
 
 from course import CONTENT_ROOT
+from course.tools.checking import Item
 
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
+BACKGROUND = pytest.StashKey[Background]()
+
+
+def _content_item(test: pytest.Item) -> Item | None:
+    if getattr(test, "originalname", "") != TEST_NAME:
+        return None
+    item = test.callspec.params.get("item")  # type: ignore[attr-defined]
+    return item if isinstance(item, Item) else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """test_content_runs last: its items run in the background meanwhile (content_background)."""
+    items.sort(key=lambda test: getattr(test, "originalname", "") == TEST_NAME)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    selected = [item for test in session.items if (item := _content_item(test)) is not None]
+    if selected and not session.config.option.collectonly:
+        session.config.stash[BACKGROUND] = Background(selected)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    background = session.config.stash.get(BACKGROUND, None)
+    if background is not None:
+        background.close()
+
+
+@pytest.fixture(scope="session")
+def content_results(request: pytest.FixtureRequest) -> dict:
+    """Futures of the selected test_content_runs items, started when collection ended."""
+    background = request.config.stash.get(BACKGROUND, None)
+    return background.futures if background is not None else {}
 
 
 @pytest.fixture(autouse=True)

@@ -2,23 +2,19 @@
 
 Parametrized over the loaded course, so a new lesson (or experiment, or exercise) is covered
 without touching this file. Ids read like ``arrays-04/experiment/name-rebinding``. The selected
-items run two at a time in the background, forked from a process that has imported JAX, as
-`pathways course check` runs them; each test waits for its own item's result.
+items are run as `pathways course check` runs them, two at a time, from the end of collection
+on, in the background, while the rest of the suite runs (tests/course/content_background.py);
+these tests run last and each waits for its own item's result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import pytest
 
 from course import ContentError, load_course
-from course.tools.checking import Item, ItemResult, plan, run_item
-from course.tools.execute import child_env
-from course.tools.forkserver import prewarmed
-
-WORKERS = 2
+from course.tools.checking import Item, ItemResult, plan
 
 
 def _params() -> list:
@@ -29,27 +25,12 @@ def _params() -> list:
     return [pytest.param(item, id=item.id) for item in plan(course)]
 
 
-@pytest.fixture(scope="session")
-def item_results(request: pytest.FixtureRequest) -> Iterator[dict[str, Future[ItemResult]]]:
-    """Futures for exactly the items this pytest run selected, started in test order."""
-    selected = [
-        test.callspec.params["item"] for test in request.session.items
-        if getattr(test, "originalname", "") == "test_item_runs_and_matches_its_record"
-        and isinstance(test.callspec.params.get("item"), Item)
-    ]
-    with prewarmed(child_env()):  # as `pathways course check` runs them
-        pool = ThreadPoolExecutor(max_workers=WORKERS)
-        futures = {item.id: pool.submit(run_item, item) for item in selected}
-        yield futures
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("item", _params())
 def test_item_runs_and_matches_its_record(item: Item | str,
-                                          item_results: dict[str, Future[ItemResult]]):
+                                          content_results: dict[str, Future[ItemResult]]):
     if isinstance(item, str):
         pytest.fail(f"the course does not load, so its code cannot be checked:\n{item}")
-    result = item_results[item.id].result()
+    result = content_results[item.id].result()
     assert result.item.id == item.id
     assert result.ok, f"{item.id}: {result.detail}"

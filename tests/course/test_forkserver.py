@@ -110,15 +110,16 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_what_the_server_cannot_take_runs_cold(tmp_path: Path, server: ForkServer,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "pid.py").write_text("import os\nprint(os.getppid())\n")
-    assert int(run_python(["pid.py"], cwd=tmp_path).stdout) == server._proc.pid
-    # -c programs, and a changed environment (the server's imports saw the old one).
-    assert int(run_python(["-c", "import os; print(os.getppid())"],
-                          cwd=tmp_path).stdout) == os.getpid()
-    monkeypatch.setenv("PATHWAYS_SOMETHING_NEW", "1")
-    assert int(run_python(["pid.py"], cwd=tmp_path).stdout) == os.getpid()
+def test_runs_inside_get_the_servers_environment_and_c_programs_run_cold(
+        tmp_path: Path, server: ForkServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pid.py").write_text(
+        "import os\nprint(os.getppid(), os.environ.get('PATHWAYS_SOMETHING_NEW'))\n")
+    monkeypatch.setenv("PATHWAYS_SOMETHING_NEW", "1")  # a change made after the server started
+    assert run_python(["pid.py"], cwd=tmp_path).stdout.split() == [str(server._proc.pid),
+                                                                   "None"]
+    cold = run_python(["-c", "import os; print(os.getppid(), os.environ.get("
+                             "'PATHWAYS_SOMETHING_NEW'))"], cwd=tmp_path)
+    assert cold.stdout.split() == [str(os.getpid()), "None"]
 
 
 def test_a_dead_server_means_cold_runs_not_failures(tmp_path: Path) -> None:
