@@ -47,10 +47,12 @@ class ForkServer:
     def __init__(self, env: dict[str, str]) -> None:
         self.env = dict(env)
         self._runs: dict[str, _Run] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the runs table
+        self._write_lock = threading.Lock()  # requests to the server (never held with _lock)
         self._next = 0
         self._scratch = Path(tempfile.mkdtemp(prefix="pathways-forkserver-"))
         self._ready = threading.Event()
+        self._gone = False  # the reader saw the server go: no run can be forked any more
         read_fd, write_fd = os.pipe()
         try:
             self._proc = subprocess.Popen(
@@ -73,31 +75,36 @@ class ForkServer:
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None and self._reader.is_alive()
+        return self._proc.poll() is None and not self._gone
 
     def _read(self) -> None:
-        for line in self._replies:
-            message = json.loads(line)
-            if message.get("ready"):
-                self._ready.set()
-                continue
+        try:
+            for line in self._replies:
+                message = json.loads(line)
+                if message.get("ready"):
+                    self._ready.set()
+                    continue
+                with self._lock:
+                    run = self._runs.get(message["id"])
+                if run is None:
+                    continue
+                if "pid" in message:
+                    run.pid = message["pid"]
+                    run.started.set()
+                else:
+                    run.status = message["status"]
+                    run.ended.set()
+        except (ValueError, KeyError, OSError):
+            pass  # a reply we cannot read: treated as the server going away
+        finally:
+            # Nothing more will be reported, so no run waits for it (each runs cold instead).
+            self._ready.set()
             with self._lock:
-                run = self._runs.get(message["id"])
-            if run is None:
-                continue
-            if "pid" in message:
-                run.pid = message["pid"]
-                run.started.set()
-            else:
-                run.status = message["status"]
-                run.ended.set()
-        # The server is gone: nothing more will be reported, so no run waits for it.
-        self._ready.set()
-        with self._lock:
-            for run in self._runs.values():
-                run.lost = True
-                run.started.set()
-                run.ended.set()
+                self._gone = True
+                for run in self._runs.values():
+                    run.lost = True
+                    run.started.set()
+                    run.ended.set()
 
     def run(self, argv: list[str], cwd: Path, timeout: float
             ) -> tuple[int | None, str, str, float] | None:
@@ -105,6 +112,8 @@ class ForkServer:
         could not take the run (the caller runs it cold)."""
         start = time.monotonic()
         with self._lock:
+            if self._gone:
+                return None
             self._next += 1
             run_id = str(self._next)
             self._runs[run_id] = run = _Run()
@@ -115,7 +124,7 @@ class ForkServer:
         try:
             try:
                 assert self._proc.stdin is not None
-                with self._lock:
+                with self._write_lock:
                     self._proc.stdin.write((json.dumps(request) + "\n").encode())
                     self._proc.stdin.flush()
             except (BrokenPipeError, OSError):
