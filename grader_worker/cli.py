@@ -8,12 +8,31 @@ import sys
 
 import click
 
-from grader_worker.config import load_config
+from grader_worker.config import GraderConfig, load_config
 from grader_worker.errors import GraderError
 from grading_contract.queues import Queues
 from pathways import logs
 
 logger = logging.getLogger(__name__)
+
+
+def _require_cgroups(config: GraderConfig) -> None:
+    """Refuse to start where runs would get no pids or memory cgroup, unless the operator
+    accepts it: without one, a learner's fork bomb exhausts the host's tasks (docs/SANDBOX.md)."""
+    from grader_worker.sandbox import cgroups
+    from grader_worker.sweep import owner_tag
+
+    problem = cgroups.unavailable(owner_tag(config.worker_name), config.cgroup_root)
+    if problem is None:
+        return
+    if not config.allow_no_cgroup:
+        raise click.ClickException(
+            f"no per-run cgroup can be made here ({problem}): runs would have no pids or memory "
+            "limit. Give the worker a delegated cgroup (systemd Delegate=yes, a container's "
+            "cgroup namespace), or set PATHWAYS_GRADER_CGROUP_ROOT to one it may write; "
+            "PATHWAYS_GRADER_ALLOW_NO_CGROUP=1 starts it anyway, with rlimits only.")
+    logger.warning("running without per-run cgroups (PATHWAYS_GRADER_ALLOW_NO_CGROUP): no pids "
+                   "limit for runs", extra={"error": problem})
 
 
 @click.command("worker")
@@ -35,6 +54,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     if platform:
         env["PATHWAYS_GRADER_PLATFORM"] = platform
     config = load_config(env)
+    _require_cgroups(config)
     queues = Queues(config)
     grader = GraderWorker(config, queues)
     try:

@@ -41,6 +41,9 @@ class GraderConfig:
     cgroups, so a restarted worker removes what its killed predecessor left (sweep.py)."""
     grading_key: bytes = field(default=b"", repr=False)
     """The queue messages' HMAC key (grading_contract.config): shared with the service."""
+    allow_no_cgroup: bool = False
+    """PATHWAYS_GRADER_ALLOW_NO_CGROUP=1: start even where no per-run cgroup can be made (runs
+    then have rlimits only: no pids limit, so a fork bomb can exhaust the host's tasks)."""
     packages: tuple[str, ...] = ()
     """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax and numpy (with
     what they require); nothing else of the interpreter's site-packages is in the sandbox."""
@@ -60,6 +63,8 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
         run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
         course_root=Path(env["COURSE_ROOT"]).resolve() if env.get("COURSE_ROOT") else None,
         warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
+        allow_no_cgroup=env.get("PATHWAYS_GRADER_ALLOW_NO_CGROUP", "").lower()
+        in ("1", "true", "yes", "on"),
         worker_name=env.get("PATHWAYS_GRADER_ID") or socket.gethostname(),
         grading_key=load_grading_key(env, var_dir),
         packages=tuple(p.strip() for p in env.get("PATHWAYS_GRADER_PACKAGES", "")

@@ -178,6 +178,16 @@ def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) 
     return group
 
 
+def unavailable(prefix: str, root: str | None = None) -> str | None:
+    """Why this host gives runs no cgroup (memory and pids limits), or None when it does: one
+    cgroup is made under ``root`` and removed, as a run's would be."""
+    try:
+        create(f"{prefix}probe", memory_bytes=64 * 1024 * 1024, pids=8, root=root).remove()
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc.strerror or exc}"
+    return None
+
+
 def _bases(root: str | None) -> list[Path]:
     """The parent directories runs' cgroups are made in (as ``create`` makes them)."""
     own = _own_paths()

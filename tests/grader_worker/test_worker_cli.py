@@ -24,3 +24,24 @@ def test_worker_rejects_an_unknown_platform(tmp_path: Path) -> None:
     done = subprocess.run([str(exe), "worker", "--platform", "gpu"], capture_output=True,
                           text=True, env=worker_env(tmp_path / "var", "x-"), timeout=60)
     assert done.returncode == 2 and "'gpu' is not one of 'cpu', 'tpu'" in done.stderr
+
+
+def test_worker_refuses_to_start_where_runs_would_have_no_cgroup(tmp_path: Path) -> None:
+    """No pids cgroup means a learner's fork bomb reaches the host's task limit: the worker
+    stops at start with the reason, unless the operator accepts rlimits only."""
+    exe = Path(sys.executable).with_name("pathways")
+    env = {**worker_env(tmp_path / "var", "nocg-"),
+           "PATHWAYS_GRADER_CGROUP_ROOT": "/pathways-test-no-such-cgroup/worker"}
+    refused = subprocess.run([str(exe), "worker", "--platform", "cpu", "--check"], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and not refused.stdout
+    assert "no per-run cgroup can be made here (FileNotFoundError" in refused.stderr
+    assert "PATHWAYS_GRADER_ALLOW_NO_CGROUP=1" in refused.stderr
+    assert not (tmp_path / "var" / "queue").exists(), "no queue was opened"
+
+    allowed = subprocess.run([str(exe), "worker", "--platform", "cpu", "--check"],
+                             env={**env, "PATHWAYS_GRADER_ALLOW_NO_CGROUP": "1"},
+                             capture_output=True, text=True, timeout=300)
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
+    assert allowed.stdout.startswith("ok: cpu x1")
+    assert "running without per-run cgroups" in allowed.stderr
