@@ -184,7 +184,9 @@ up() {
 
 down() {
   if [ -n "$only" ]; then stop_part "$only"; return; fi
-  for ((i = ${#parts[@]} - 1; i >= 0; i--)); do stop_part "${parts[$i]}"; done
+  # All parts at once: each waits up to 15 s for its own graceful stop, not for the others'.
+  for ((i = ${#parts[@]} - 1; i >= 0; i--)); do stop_part "${parts[$i]}" & done
+  wait
   bash deploy/local/services.sh stop "$state/services"
   echo "stack stopped; data kept in $state"
 }
