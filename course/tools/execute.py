@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course.tools import forkserver
+
 DEFAULT_TIMEOUT_S = 180.0
 
 
@@ -43,8 +45,6 @@ def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S
     """``python *args`` in ``cwd``; output captured as text. Inside
     ``course.tools.forkserver.prewarmed(env)`` a script is forked from a process that has
     imported JAX, and every run gets ``env``."""
-    from course.tools import forkserver
-
     server = forkserver.active()
     env = server.env if server is not None else child_env()
     if server is not None and args and not args[0].startswith("-"):

@@ -189,6 +189,17 @@ def use_in_this_thread(server: ForkServer | None) -> None:
     _thread.server = server
 
 
+def start(env: dict[str, str]) -> ForkServer | None:
+    """A fork server started with ``env``, or None (every run cold) when PATHWAYS_CHECK_COLD
+    turns forking off or the server cannot start."""
+    if os.environ.get("PATHWAYS_CHECK_COLD", "") in ("1", "true", "yes"):
+        return None
+    try:
+        return ForkServer(env)
+    except (OSError, RuntimeError):
+        return None
+
+
 @contextmanager
 def prewarmed(env: dict[str, str]) -> Iterator[ForkServer | None]:
     """Script runs inside go through one fork server started with ``env`` (nested uses share
@@ -200,12 +211,7 @@ def prewarmed(env: dict[str, str]) -> Iterator[ForkServer | None]:
     if outer is not None:
         yield outer
         return
-    server = None
-    if os.environ.get("PATHWAYS_CHECK_COLD", "") not in ("1", "true", "yes"):
-        try:
-            server = ForkServer(env)
-        except (OSError, RuntimeError):
-            server = None
+    server = start(env)
     with _active_lock:
         _active = server
     try:

@@ -55,7 +55,7 @@ def _exit_code(exc: SystemExit) -> int:
 def _become(request: dict) -> int:
     """In the child: set up the process as ``python SCRIPT`` would, run it, return its code."""
     os.setsid()
-    os.environ.clear()  # the run's own, as the client sent it
+    os.environ.clear()  # the client's, undoing whatever the preloaded imports set
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
     targets = (os.open(os.devnull, os.O_RDONLY),

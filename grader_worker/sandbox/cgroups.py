@@ -141,10 +141,14 @@ def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) 
         d = base / name
         d.mkdir()
         group.dirs.append(d)
-        (d / "memory.max").write_text(str(memory_bytes))
-        with contextlib.suppress(OSError):
-            (d / "memory.swap.max").write_text("0")
-        (d / "pids.max").write_text(str(pids))
+        try:  # a controller the parent does not delegate: remove the half-made cgroup
+            (d / "memory.max").write_text(str(memory_bytes))
+            with contextlib.suppress(OSError):
+                (d / "memory.swap.max").write_text("0")
+            (d / "pids.max").write_text(str(pids))
+        except OSError:
+            group.remove()
+            raise
         group.procs_files.append(d / "cgroup.procs")
         group.oom_file = d / "memory.events"
         group.cpu_file = d / "cpu.stat"

@@ -31,12 +31,9 @@ def _idle_class(pid: int) -> None:
 
 class Background:
     def __init__(self, items: list[Item]) -> None:
-        self.server: forkserver.ForkServer | None
-        try:
-            self.server = forkserver.ForkServer(child_env())
+        self.server = forkserver.start(child_env())  # None: cold runs, at normal priority
+        if self.server is not None:
             _idle_class(self.server.pid)  # its forks inherit it
-        except (OSError, RuntimeError):
-            self.server = None  # cold runs, at normal priority
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, initializer=self._thread_start,
                                        thread_name_prefix="content-run")
         self.futures: dict[str, Future[ItemResult]] = {
