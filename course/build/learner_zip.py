@@ -39,8 +39,9 @@ def learner_requirements(requirements: Path) -> str:
             if "==" in ln and not ln.lstrip().startswith("#")}
     missing = LEARNER_PINS - pins
     if missing:
-        raise LearnerZipError(f"{requirements} lacks pins for {', '.join(sorted(missing))}: "
-                              "it must be the learner's lock file (course/requirements-learner.txt)")
+        raise LearnerZipError(
+            f"{requirements} lacks pins for {', '.join(sorted(missing))}: "
+            "it must be the learner's lock file (course/requirements-learner.txt)")
     return text
 
 
