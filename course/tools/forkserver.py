@@ -56,9 +56,9 @@ class ForkServer:
         read_fd, write_fd = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, str(SERVER_PATH), str(write_fd)], stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,),
-                env=self.env, cwd=self._scratch)
+                [sys.executable, str(SERVER_PATH), str(write_fd), str(os.getpid())],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(write_fd,), env=self.env, cwd=self._scratch)
         finally:
             os.close(write_fd)
         self._replies = os.fdopen(read_fd, "r")

@@ -8,10 +8,13 @@ working folder, stdin from /dev/null, stdout and stderr to the files the client 
 NumPy generators, and the traceback of an uncaught exception printed from the script's frames
 on. Each run saves the ~1 s that importing JAX costs a cold process.
 
-Protocol: one JSON object per line. Requests on stdin: ``{"id", "argv", "cwd", "stdout",
+Started as ``forkserver_main.py REPLY_FD CLIENT_PID``. Protocol: one JSON object per line.
+Requests on stdin: ``{"id", "argv", "cwd", "stdout",
 "stderr", "env"}``. Replies on the fd named by argv[1]: ``{"ready": true}`` once, then ``{"id",
 "pid"}`` when a run starts and ``{"id", "status"}`` (an exit code, or minus the signal) when it
-ends. Closing stdin ends the server and kills the runs still going.
+ends. Closing stdin ends the server and kills the runs still going; so does the end of the
+process that started it, even while another process still holds stdin's write end (a process
+its client forked, or a client killed by SIGTERM that never closed its pipe).
 """
 
 from __future__ import annotations
@@ -100,28 +103,49 @@ def _become(request: dict) -> int:
     return status
 
 
-def serve(reply_fd: int) -> None:
+def _kill_all(running: dict[int, str]) -> None:
+    for pid in running:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _watch_client(selector: selectors.BaseSelector, client: int) -> bool:
+    """Readable when the client process (this server's parent) ends; False if it already has."""
+    try:
+        selector.register(os.pidfd_open(client), selectors.EVENT_READ, _PARENT)
+    except ProcessLookupError:
+        return False
+    return os.getppid() == client  # still our parent once the pidfd is open: the same process
+
+
+_STDIN, _PARENT = "stdin", "parent"
+
+
+def serve(reply_fd: int, client: int) -> None:
     replies = os.fdopen(reply_fd, "w", buffering=1)
 
     def send(message: dict) -> None:
         replies.write(json.dumps(message) + "\n")
 
+    selector = selectors.DefaultSelector()
+    if not _watch_client(selector, client):
+        return
     _preload()
     send({"ready": True})
-    selector = selectors.DefaultSelector()
-    selector.register(0, selectors.EVENT_READ, None)
+    selector.register(0, selectors.EVENT_READ, _STDIN)
     running: dict[int, str] = {}
     pending = b""
     while True:
         for key, _ in selector.select():
-            if key.data is None:
+            if key.data == _PARENT:  # the client is gone, whoever still holds its pipe
+                _kill_all(running)
+                return
+            if key.data == _STDIN:
                 chunk = os.read(0, 1 << 16)
                 if not chunk:  # the client went away: so do its runs
-                    for pid in running:
-                        try:
-                            os.killpg(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
+                    _kill_all(running)
                     return
                 pending += chunk
                 while b"\n" in pending:
@@ -147,4 +171,4 @@ def serve(reply_fd: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), int(sys.argv[2]))

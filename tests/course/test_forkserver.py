@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,3 +139,46 @@ def test_the_operator_can_turn_it_off(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("PATHWAYS_CHECK_COLD", "1")
     with prewarmed(child_env()) as none:
         assert none is None and forkserver.active() is None
+
+
+CLIENT = """\
+import os, sys, time
+from course.tools.execute import child_env
+from course.tools.forkserver import ForkServer
+server = ForkServer(child_env())
+holder = os.fork()  # holds the server's stdin pipe open, as a forked test helper would
+if holder == 0:
+    time.sleep(120)
+    os._exit(0)
+print(server.pid, holder, flush=True)
+time.sleep(120)
+"""
+
+
+def _gone(pid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with open(f"/proc/{pid}/stat") as fh:  # a zombie is gone too: only its reaper is late
+            if fh.read().split(") ", 1)[1].startswith("Z"):
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_server_ends_with_its_client_even_when_the_pipe_stays_open() -> None:
+    """A test run stopped with SIGTERM leaves no fork server behind, though a process the
+    client forked still holds the server's stdin (it never sees end of file)."""
+    with subprocess.Popen([sys.executable, "-c", CLIENT], stdout=subprocess.PIPE, text=True,
+                          env=child_env()) as client:
+        assert client.stdout is not None
+        server_pid, holder = (int(word) for word in client.stdout.readline().split())
+        try:
+            client.send_signal(signal.SIGTERM)
+            client.wait(timeout=30)
+            assert _gone(server_pid, within_s=30), "the fork server outlived its client"
+        finally:
+            os.kill(holder, signal.SIGKILL)
