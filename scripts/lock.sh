@@ -3,7 +3,9 @@
 #   requirements-service.txt   the service image (jax-pathways[service])
 #   requirements-grader.txt    the grader images (jax-pathways[grader])
 #   requirements-dev.txt       make demo / make test (jax-pathways[test])
-#   course/requirements-learner.txt  what the learner ZIP carries
+#   requirements-cpu.txt       the learner's set: what the seed's setup installs from a checkout
+#                              (`python -m pip install -r requirements-cpu.txt`); copied to
+#   course/requirements-learner.txt  which ships in the wheel and the learner ZIP carries
 # uv keeps the versions already pinned in an existing output file unless --upgrade is passed
 # ("$@" goes to every compile), so a rerun only moves what a range change forces.
 set -euo pipefail
@@ -19,4 +21,5 @@ compile() {
 compile requirements-service.txt pyproject.toml --extra service "$@"
 compile requirements-grader.txt pyproject.toml --extra grader "$@"
 compile requirements-dev.txt pyproject.toml --extra test "$@"
-compile course/requirements-learner.txt course/requirements-learner.in "$@"
+compile requirements-cpu.txt course/requirements-learner.in "$@"
+cp requirements-cpu.txt course/requirements-learner.txt

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +41,28 @@ def test_a_file_without_the_learner_pins_is_refused(tmp_path: Path) -> None:
         learner_requirements(wrong)
     with pytest.raises(LearnerZipError, match="does not exist"):
         learner_requirements(tmp_path / "missing.txt")
+
+
+CHECKOUT = REQUIREMENTS.parents[1]
+SEED_LESSON = "course/content/phases/01-arrays/04-immutable-updates-and-indexing/code/main.py"
+
+
+def test_a_checkout_holds_the_learner_lock_at_its_root_as_the_seed_says() -> None:
+    """The seed's setup, typed in a checkout, installs the learner's set: `make lock` writes
+    requirements-cpu.txt and copies it to the packaged file, so the two never differ."""
+    assert (CHECKOUT / "requirements-cpu.txt").read_text() == REQUIREMENTS.read_text()
+
+
+def test_the_seeds_commands_work_from_a_checkout() -> None:
+    """`python -m pip install -r requirements-cpu.txt` from the repository root (here already
+    satisfied by the test environment, which pins the same versions), then a lesson's main.py."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "-r", "requirements-cpu.txt"],
+        cwd=CHECKOUT, env=env, capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-2000:]
+    assert "Would install" not in install.stdout, install.stdout[-2000:]
+    lesson = subprocess.run([sys.executable, SEED_LESSON], cwd=CHECKOUT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert lesson.returncode == 0, lesson.stderr[-2000:]
+    assert "Original:" in lesson.stdout
