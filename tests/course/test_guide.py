@@ -9,8 +9,7 @@ from pathlib import Path
 from test_render import parse
 
 from course import ContentError, load_course
-from course.render import guide_html
-from course.render import markdown
+from course.render import guide_html, markdown
 
 
 def _phase(course, phase_id: str):
