@@ -7,6 +7,7 @@ def body(i, y):
 
 constructs = {
     "lax.cond": lambda a: lax.cond(a > 0, jnp.sin, jnp.cos, a),
+    "lax.switch": lambda a: lax.switch(jnp.int32(a > 0), [jnp.sin, jnp.cos, jnp.tanh], a),
     "fori_loop, concrete bounds": lambda a: lax.fori_loop(0, 3, body, a),
     "fori_loop, traced bound": lambda a: lax.fori_loop(0, jnp.int32(3), body, a),
     "lax.scan": lambda a: lax.scan(lambda y, _: (body(0, y), None), a, length=3)[0],
@@ -27,7 +28,7 @@ table = {name: (works(lambda f: jax.jit(lambda a: jax.jvp(f, (a,), (1.0,)))(0.7)
          for name, fn in constructs.items()}
 for name, (jvp_ok, grad_ok) in table.items():
     print(f"{name:<27} jvp: {jvp_ok:<10} grad: {grad_ok}")
-assert table == {"lax.cond": ("yes", "yes"),
+assert table == {"lax.cond": ("yes", "yes"), "lax.switch": ("yes", "yes"),
                  "fori_loop, concrete bounds": ("yes", "yes"),
                  "fori_loop, traced bound": ("yes", "ValueError"),
                  "lax.scan": ("yes", "yes"),
