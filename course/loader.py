@@ -12,7 +12,7 @@ from pathlib import Path
 from course.checks.runner import ChecksError, load_suite
 from course.errors import ContentError, Problem, relative
 from course.lessons import load_lesson
-from course.model import Course, Exercise, Lesson, Phase, Project, ProjectStage
+from course.model import Course, Exercise, Lesson, Phase, Project, ProjectStage, SelfCheck
 from course.schemas import CourseSchema, PhaseSchema, ProjectSchema, load_document
 from course.yamlsource import YamlDoc, parse_yaml
 
@@ -118,7 +118,16 @@ def _phase(index: int, name: str, root: Path, problems: list[Problem]) -> Phase 
         problems.append(Problem(file, "number", f"number {data['number']} differs from the "
                                 f"folder name `{name}`", f"write `number: {int(name[:2])}`"))
     project = _project(data["project"], phase_dir, root, problems) if data["project"] else None
-    return Phase(name, data["number"], data["title"], data["summary"], tuple(lessons), project)
+    lesson_ids = {lesson.id for lesson in lessons}
+    for index, item in enumerate(data["self_check"]):
+        if item["lesson"] not in lesson_ids:
+            problems.append(Problem(file, f"self_check[{index}].lesson",
+                                    f"`{item['lesson']}` is not a lesson of this phase",
+                                    "name one of: " + ", ".join(sorted(lesson_ids))))
+    return Phase(name, data["number"], data["title"], data["summary"], tuple(lessons), project,
+                 tuple(data["how_to_study"]),
+                 tuple(SelfCheck(i["question"], i["answer"], i["lesson"])
+                       for i in data["self_check"]))
 
 
 def _cross_checks(course: Course, problems: list[Problem]) -> None:

@@ -275,6 +275,15 @@ class Project:
 
 
 @dataclass(frozen=True)
+class SelfCheck:
+    """A study-guide question, its answer, and the id of the lesson that teaches it."""
+
+    question: str
+    answer: str
+    lesson: str
+
+
+@dataclass(frozen=True)
 class Phase:
     id: str
     number: int
@@ -282,6 +291,8 @@ class Phase:
     summary: str
     lessons: tuple[Lesson, ...]
     project: Project | None
+    how_to_study: tuple[str, ...] = ()
+    self_check: tuple[SelfCheck, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""A phase's study guide: preparation, milestones (each lesson and what it lets you do) and the
-evidence its integration project asks for. Built from the content model, so it never drifts
+"""A phase's study guide: preparation, how to study, milestones (each lesson and what it lets you
+do), the checkpoints mapped to their lessons, a self-check, and the evidence its integration
+project asks for. Built from the content model, so it never drifts
 from the lessons; linked from every lesson of the phase (static site and LMS)."""
 
 from __future__ import annotations
@@ -38,9 +39,13 @@ def guide_html(phase: Phase, *, lessons: Mapping[str, str] | None = None,
         f"<h1>{markdown.inline(phase.title)}: study guide</h1>",
         f'<p class="summary">{markdown.inline(phase.summary)}</p>',
         "<h2>Preparation</h2><ul>", *[f"<li>{p}</li>" for p in prep], "</ul>",
-        "<h2>Milestones</h2>", f"<ol>{milestones}</ol>",
-        "<h2>Project evidence</h2>",
     ]
+    if phase.how_to_study:
+        out += ["<h2>How to study</h2><ol>",
+                *[f"<li>{markdown.inline(step)}</li>" for step in phase.how_to_study], "</ol>"]
+    out += ["<h2>Milestones</h2>", f"<ol>{milestones}</ol>",
+            *_checkpoint_map(phase, lessons), *_self_check(phase, lessons),
+            "<h2>Project evidence</h2>"]
     if phase.project is None:
         out.append("<p>This phase has no integration project; keep each lesson's evidence.</p>")
     else:
@@ -52,3 +57,34 @@ def guide_html(phase: Phase, *, lessons: Mapping[str, str] | None = None,
                 f"<p><strong>Checkpoint to prove:</strong> "
                 f"{markdown.inline(p.checkpoint_prompt)}</p>", f"<ol>{stages}</ol>"]
     return "".join(out) + "</article>\n"
+
+
+def _checkpoint_map(phase: Phase, lessons: Mapping[str, str]) -> list[str]:
+    """Each lesson's checkpoint question next to the lesson that teaches it."""
+    if not phase.lessons:
+        return []
+    rows = "".join(
+        f"<tr><td>{markdown.inline(lesson.checkpoint.question)}</td>"
+        f"<td>{_link(lessons.get(lesson.id), markdown.inline(lesson.title))}</td></tr>"
+        for lesson in phase.lessons)
+    return ["<h2>Checkpoints and their lessons</h2>",
+            "<p>Each lesson ends with one checkpoint question. If you miss one, go back to the "
+            "lesson beside it.</p>",
+            '<table class="checkpoint-map"><thead><tr><th scope="col">Checkpoint</th>'
+            f'<th scope="col">Lesson</th></tr></thead><tbody>{rows}</tbody></table>']
+
+
+def _self_check(phase: Phase, lessons: Mapping[str, str]) -> list[str]:
+    """Questions to answer without notes; each answer is shown on request, with its lesson."""
+    if not phase.self_check:
+        return []
+    titles = {lesson.id: lesson.title for lesson in phase.lessons}
+    items = "".join(
+        f"<li><p>{markdown.inline(item.question)}</p><details><summary>Answer</summary>"
+        f"<p>{markdown.inline(item.answer)} "
+        f"({_link(lessons.get(item.lesson), 'lesson: ' + markdown.inline(titles[item.lesson]))})"
+        "</p></details></li>"
+        for item in phase.self_check)
+    return ["<h2>Self-check</h2>",
+            "<p>Answer each question in a sentence or two, or with a few lines of code you run, "
+            "before opening the answer.</p>", f"<ol>{items}</ol>"]

@@ -22,6 +22,15 @@ class CourseSchema(StrictSchema):
                          validate=validate.Length(min=1))
 
 
+class SelfCheckSchema(StrictSchema):
+    """One self-check question of a phase's study guide, the lesson that answers it, and the
+    answer (shown on request)."""
+
+    question = Text()
+    answer = Text()
+    lesson = Text(validate=SLUG)
+
+
 class PhaseSchema(StrictSchema):
     """phases/<NN-slug>/phase.yaml."""
 
@@ -34,6 +43,9 @@ class PhaseSchema(StrictSchema):
     lesson_prefix = fields.String(load_default=None, validate=SLUG)
     """Lesson ids are ``<lesson_prefix>-NN``; default: the folder name without its number (a
     published id outlives a renamed folder, so the two may differ)."""
+    how_to_study = fields.List(Text(), load_default=list)
+    """The study guide's "How to study": one paragraph per item, in order."""
+    self_check = fields.List(fields.Nested(SelfCheckSchema), load_default=list)
 
 
 class StageSchema(StrictSchema):
@@ -85,4 +97,4 @@ class FigureDataSchema(StrictSchema):
 
 
 __all__ = ["Bool", "CourseSchema", "FigureDataSchema", "PhaseSchema", "ProjectSchema",
-           "ProvenanceSchema", "ReceiptSchema", "SLUG", "StageSchema"]
+           "ProvenanceSchema", "ReceiptSchema", "SLUG", "SelfCheckSchema", "StageSchema"]

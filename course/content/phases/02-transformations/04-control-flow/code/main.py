@@ -91,7 +91,7 @@ def sqrt_until_close(a):
 
 
 def sqrt_fixed_steps(a):
-    return lax.fori_loop(0, 12, lambda i, y: 0.5 * (y + a / y), a)  # static bounds: a scan
+    return lax.fori_loop(0, 12, lambda i, y: 0.5 * (y + a / y), a)  # concrete bounds: a scan
 
 
 print("while_loop sqrt(2):", sqrt_until_close(2.0), "| fori_loop sqrt(2):", sqrt_fixed_steps(2.0))
@@ -100,11 +100,18 @@ try:
     raise AssertionError("reverse mode through a while_loop should fail")
 except ValueError as err:
     print("grad through while_loop:", type(err).__name__, "-", str(err).splitlines()[0][:61])
-_, forward_slope = jax.jvp(sqrt_until_close, (2.0,), (1.0,))  # forward mode works
+_, forward_slope = jax.jvp(sqrt_until_close, (2.0,), (1.0,))  # forward mode runs through it
 slope = jax.grad(sqrt_fixed_steps)(2.0)
 print("d sqrt(a)/da at 2: grad of the fori_loop", slope, "| jvp of the while_loop",
       forward_slope, "| exact", 0.5 / jnp.sqrt(2.0))
 assert jnp.allclose(slope, 0.5 / jnp.sqrt(2.0))
 assert jnp.allclose(forward_slope, slope, rtol=1e-4)
+# jvp differentiates the steps that ran. At a = 1 the start y = a already passes the test, the
+# loop runs zero steps, and the slope is d(y0)/da = 1, not d sqrt(a)/da = 0.5.
+root_at_one, slope_at_one = jax.jvp(sqrt_until_close, (1.0,), (1.0,))
+print("a = 1: while_loop", root_at_one, "after zero steps | its jvp", slope_at_one,
+      "| exact slope", 0.5, "| grad of the fori_loop", jax.grad(sqrt_fixed_steps)(1.0))
+assert root_at_one == 1.0 and slope_at_one == 1.0
+assert jnp.allclose(jax.grad(sqrt_fixed_steps)(1.0), 0.5)
 # endregion
 print("PASS: transforms-04")
