@@ -36,6 +36,7 @@ import json
 import os
 import struct
 import sys
+import time
 import traceback
 import types
 
@@ -46,6 +47,8 @@ MAX_OUTPUTS = 16
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_MESSAGE = 2000
 SCALARS = (bool, int, float, str, type(None))
+_CLOCK = time.perf_counter
+"""Taken before the program runs: a program that rebinds time.perf_counter does not move it."""
 
 
 def _learner_frames(exc: BaseException, program: str) -> list[tuple[int, str]]:
@@ -171,8 +174,10 @@ def jax_tools() -> dict:
     """``jax.jit`` and ``jax.Array`` as imported before the learner's program runs, so a
     program that rebinds them does not change what the harness calls or reports."""
     import jax
+    import jax.numpy as jnp
 
-    return {"jit": jax.jit, "Array": jax.Array}
+    return {"jit": jax.jit, "Array": jax.Array, "make_jaxpr": jax.make_jaxpr, "jax": jax,
+            "jnp": jnp}
 
 
 def _outputs(value: object, body: _Body, tools: dict) -> tuple[list[dict], bool]:
@@ -186,29 +191,126 @@ def _outputs(value: object, body: _Body, tools: dict) -> tuple[list[dict], bool]
     return entries, is_tuple
 
 
+MAX_PRIMITIVES = 64
+MAX_EQNS = 1_000_000
+MAX_UNWRAP = 8
+
+
+def _target(function: object, program: str) -> dict:
+    """Where the object the harness calls was written: a function's code (the code that runs,
+    so a wrapper is reported, not what it claims to wrap), else what a jax.jit or
+    functools.partial wraps. The trusted side reads the rules' source at that line."""
+    obj = function
+    for _ in range(MAX_UNWRAP):
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            return {"line": int(code.co_firstlineno), "name": str(code.co_name)[:200],
+                    "in_program": os.path.abspath(code.co_filename) == program}
+        inner = getattr(obj, "__wrapped__", None) or getattr(obj, "func", None)
+        if inner is None or inner is obj:
+            break
+        obj = inner
+    return {"line": None, "name": type(function).__qualname__[:200], "in_program": False}
+
+
+def _walk_jaxpr(jaxpr: object, names: dict, depth: int = 0) -> int:
+    """Equations of ``jaxpr`` and of every jaxpr nested in its equations' parameters."""
+    if depth > 32:
+        return 0
+    count = 0
+    for eqn in getattr(jaxpr, "eqns", ()):
+        count += 1
+        name = str(eqn.primitive.name)[:64]
+        names[name] = names.get(name, 0) + 1
+        for value in eqn.params.values():
+            for item in value if isinstance(value, tuple | list) else (value,):
+                inner = getattr(item, "jaxpr", item)
+                if hasattr(inner, "eqns"):
+                    count += _walk_jaxpr(inner, names, depth + 1)
+        if count > MAX_EQNS:
+            break
+    return count
+
+
+def _jaxpr_facts(function: object, args: list, tools: dict) -> dict:
+    """The size and primitives of what JAX traces from one call (Python scalars static)."""
+    static = tuple(i for i, a in enumerate(args) if not hasattr(a, "shape"))
+    try:
+        closed = tools["make_jaxpr"](function, static_argnums=static)(*args)
+    except BaseException as exc:  # noqa: BLE001 - a function JAX cannot trace is a fact
+        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
+    names: dict = {}
+    count = _walk_jaxpr(closed.jaxpr, names)
+    kept = sorted(names)[:MAX_PRIMITIVES]
+    return {"eqns": min(count, MAX_EQNS), "primitives": {k: names[k] for k in kept}}
+
+
+def _timed(function: object, args: list) -> tuple[object, float]:
+    """The call and its wall time, blocked until the outputs are ready (a fact the trusted
+    side compares with the durations a timing exercise reports)."""
+    start = _CLOCK()
+    value = function(*args)
+    for item in value if isinstance(value, tuple | list) else (value,):
+        ready = getattr(item, "block_until_ready", None)
+        if callable(ready):
+            ready()
+    return value, _CLOCK() - start
+
+
 def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
-    """Call the learner's function on every hidden input; report outputs, never judge them."""
+    """Call the learner's function on every hidden input; report outputs, never judge them.
+
+    Everything is asked of the object each name is bound to when the program has ended (the
+    final binding), never of a ``def`` in the source. Facts asked for by the calls file:
+    ``jaxpr`` (equations and primitives of each call's trace), ``cache`` (the compilations
+    a jitted function made during the hidden calls)."""
     tools = spec.get("tools") or jax_tools()
 
     with open(program, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
+    for name, source in (spec.get("substitutes") or {}).items():
+        scope = {"jax": tools["jax"], "jnp": tools["jnp"]}
+        exec(source, scope)  # noqa: S102 - the trusted side's code, drawn at grading time
+        namespace[name] = scope[name]
     function = namespace.get(spec["function"])
     report: dict = {"function": spec["function"], "defined": callable(function),
-                    "results": []}
+                    "results": [], "targets": {}, "compiled": {}}
     if not callable(function):
         return report
+    called = sorted({c.get("function") or spec["function"] for c in spec["calls"]})
+    for name in called:
+        target = namespace.get(name)
+        if callable(target):
+            report["targets"][name] = _target(target, program)
+            if callable(getattr(target, "clear_cache", None)):
+                target.clear_cache()  # no trace of the program's own (a substitute is new)
     for call in spec["calls"]:
-        result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None}
+        result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None,
+                        "facts": {}}
         name = call.get("function") or spec["function"]
         function = namespace.get(name)
         args = _arguments(call)
         try:
             if not callable(function):
                 raise NameError(f"the program defines no function `{name}`")
-            result["outputs"], result["tuple"] = _outputs(function(*args), body, tools)
+            value, seconds = _timed(function, args)
+            result["facts"]["seconds"] = seconds
+            result["outputs"], result["tuple"] = _outputs(value, body, tools)
         except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
             result["error"] = _describe_error(exc, program, lines)
         result["inputs_after"] = [body.entry(arg) for arg in args]
+        report["results"].append(result)
+    for name in called:
+        size = getattr(namespace.get(name), "_cache_size", None)
+        if spec.get("cache") and callable(size):
+            try:
+                report["compiled"][name] = int(size())
+            except BaseException:  # noqa: BLE001, S110 - no count is a fact too
+                pass
+    for call, result in zip(spec["calls"], report["results"], strict=True):
+        function = namespace.get(call.get("function") or spec["function"])
+        if spec.get("jaxpr") and callable(function):
+            result["facts"]["jaxpr"] = _jaxpr_facts(function, _arguments(call), tools)
         if spec.get("jit"):
             jitted: dict = {"outputs": None, "tuple": False, "error": None}
             try:
@@ -218,7 +320,6 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
             except BaseException as exc:  # noqa: BLE001
                 jitted["error"] = _describe_error(exc, program, lines)
             result["jit"] = jitted
-        report["results"].append(result)
     return report
 
 

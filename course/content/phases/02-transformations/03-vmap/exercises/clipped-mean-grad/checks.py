@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, calls_function, vectorised
 
 EXERCISE = FunctionExercise(
     "clipped_mean_grad",
@@ -11,7 +11,7 @@ EXERCISE = FunctionExercise(
     jit_feedback="vmap, grad and the clipping are array operations, so the step jits",
     rtol=1e-5,
     atol=1e-5,
-    rules=(calls_function("vmap", "clipping needs each example's own gradient, which "
+    rules=(vectorised("clipping needs each example's own gradient, which "
                           "jax.vmap of jax.grad computes in one batched program"),
            calls_function("grad", "the per-example gradients come from jax.grad of loss_one")),
 )
