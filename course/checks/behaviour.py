@@ -8,7 +8,7 @@ learner's function on the hidden inputs:
   unrolls, one copy per row) and no loop or callback primitive;
 - loops: a ``scan`` / ``while`` is traced and the trace does not grow with the step count;
 - functional update: a ``scatter`` (``x.at[...]``) is traced;
-- reverse mode through a loop: the trace holds the loop and its transpose (two or more loops);
+- reverse mode through a loop: the trace holds the loop and its transpose (a reverse scan);
 - jit: the learner's own jitted callable compiled once per distinct signature;
 - traced by JAX: the function traces (NumPy on a tracer does not) with no callback;
 - durations: measured numbers a clock could have given, inside the call the harness timed.
@@ -80,8 +80,9 @@ def _constant(traces: Sequence[tuple[Call, Any]]) -> str | None:
 
 
 def _rule(title: str, feedback: str, judge: Callable[[Values, FunctionExercise], str | None],
-          points: float = 1.0, needs: frozenset[str] = frozenset({"jaxpr"})) -> Rule:
-    return Rule(title, feedback, points=points, judge=judge, needs=needs)
+          points: float = 1.0, needs: frozenset[str] = frozenset({"jaxpr"}),
+          subject: str = "") -> Rule:
+    return Rule(title, feedback, points=points, judge=judge, needs=needs, subject=subject)
 
 
 def traced(why: str, *, function: str = "", allow_callbacks: bool = False) -> Rule:
@@ -96,7 +97,8 @@ def traced(why: str, *, function: str = "", allow_callbacks: bool = False) -> Ru
                 return f"on {call.label} it calls back into Python (a callback)"
         return None
 
-    return _rule("is traced by JAX, with no callback", f"Write it with JAX: {why}.", judge)
+    return _rule("is traced by JAX, with no callback", f"Write it with JAX: {why}.", judge,
+                 subject=function)
 
 
 def vectorised(why: str, *, function: str = "", allow_loops: bool = False) -> Rule:
@@ -115,7 +117,7 @@ def vectorised(why: str, *, function: str = "", allow_loops: bool = False) -> Ru
         return _constant(traces)
 
     return _rule("is one batched program (its trace does not grow with the batch)",
-                 f"Vectorise it: {why}.", judge)
+                 f"Vectorise it: {why}.", judge, subject=function)
 
 
 def loops(why: str, *, function: str = "") -> Rule:
@@ -131,7 +133,7 @@ def loops(why: str, *, function: str = "") -> Rule:
         return _constant(traces)
 
     return _rule("keeps the loop in the compiled program (lax.scan / while)",
-                 f"Use a lax loop: {why}.", judge)
+                 f"Use a lax loop: {why}.", judge, subject=function)
 
 
 def functional_update(why: str, *, function: str = "") -> Rule:
@@ -147,24 +149,25 @@ def functional_update(why: str, *, function: str = "") -> Rule:
         return None
 
     return _rule("updates with .at[...] (a scatter in its program)", f"Use `.at[...]`: {why}.",
-                 judge)
+                 judge, subject=function)
 
 
 def differentiates_loop(why: str, *, function: str = "") -> Rule:
-    """Reverse mode through a loop: the program holds the loop and its transpose."""
+    """Reverse mode through a loop: the program holds the loop and its transpose (a scan with
+    ``reverse=True``, which transposing a forward scan makes)."""
 
     def judge(v: Values, spec: FunctionExercise) -> str | None:
         traces, problem = _traces(v, function or spec.function)
         if problem:
             return problem
         for call, facts in traces:
-            if sum(facts.primitives.get(p, 0) for p in LOOPS) < 2:
-                return (f"on {call.label} its program runs the loop once: a derivative by "
-                        "jax.grad through the loop also runs the loop's transpose")
+            if not facts.has(*LOOPS) or not facts.has("scan[reverse]"):
+                return (f"on {call.label} its program never runs the loop backwards: a "
+                        "derivative by jax.grad through the loop runs the loop's transpose")
         return None
 
     return _rule("differentiates through the loop (jax.grad runs it backwards)",
-                 f"Use jax.grad: {why}.", judge)
+                 f"Use jax.grad: {why}.", judge, subject=function)
 
 
 def _signature(call: Call, static: Sequence[int]) -> tuple[Any, ...]:
@@ -200,7 +203,8 @@ def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: st
         return None
 
     return _rule("is your jitted function, compiled once per distinct signature",
-                 f"Jit it yourself: {why}.", judge, points, needs=frozenset({"cache"}))
+                 f"Jit it yourself: {why}.", judge, points, needs=frozenset({"cache"}),
+                 subject=function)
 
 
 def measured_durations(indices: Sequence[int], why: str, *, first_slower: bool = False,
@@ -229,4 +233,4 @@ def measured_durations(indices: Sequence[int], why: str, *, first_slower: bool =
 
     return _rule("returns durations it measured (inside the call, first slower)" if first_slower
                  else "returns a duration it measured (inside the call)",
-                 f"Measure them: {why}.", judge, needs=frozenset())
+                 f"Measure them: {why}.", judge, needs=frozenset(), subject=function)

@@ -187,7 +187,8 @@ def called_source(v: Values, name: str) -> ast.AST:
 
 def _rule(spec: FunctionExercise, rule: Rule) -> Callable[[Values], None]:
     def check(v: Values) -> None:
-        if rule.holds is not None and not rule.holds(called_source(v, spec.function)):
+        subject = rule.subject or spec.function
+        if rule.holds is not None and not rule.holds(called_source(v, subject)):
             raise CheckFailed(rule.feedback)
         if rule.judge is not None:
             _plain(v, spec)
@@ -222,8 +223,8 @@ def builtin_checks(spec: FunctionExercise) -> list[BuiltinCheck]:
     ]
     if spec.jit:
         made.append((f"{fn} works under jax.jit", 1.0, True, _under_jit(spec)))
-    made += [(f"{fn} {rule.title}", rule.points, True, _rule(spec, rule))
-             for rule in spec.rules]
+    made += [(f"`{rule.subject or spec.function}` {rule.title}", rule.points, True,
+              _rule(spec, rule)) for rule in spec.rules]
     return [(CheckSpec(title, points, visible, -len(made) + i), function)
             for i, (title, points, visible, function) in enumerate(made)]
 

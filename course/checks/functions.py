@@ -65,6 +65,8 @@ class Rule:
     points: float = 1.0
     judge: Callable[[Any, FunctionExercise], str | None] | None = None
     needs: frozenset[str] = frozenset()
+    subject: str = ""
+    """The function the rule is about, when not the exercise's own (a project's)."""
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,9 @@ def _walk_jaxpr(jaxpr: object, names: dict, depth: int = 0) -> int:
     count = 0
     for eqn in getattr(jaxpr, "eqns", ()):
         count += 1
-        name = str(eqn.primitive.name)[:64]
+        name = str(eqn.primitive.name)[:56]
+        if eqn.params.get("reverse") is True:
+            name += "[reverse]"  # a scan run backwards: what transposing a loop makes
         names[name] = names.get(name, 0) + 1
         for value in eqn.params.values():
             for item in value if isinstance(value, tuple | list) else (value,):
