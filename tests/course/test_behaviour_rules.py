@@ -47,7 +47,7 @@ def _values(function, arg_sets, *, outputs=None, compiled=None, seconds=None) ->
     calls = [Call(f"call {i}", tuple(np.asarray(a) if hasattr(a, "shape") else a for a in args),
                   "edge" if i == 0 else "random") for i, args in enumerate(arg_sets)]
     results = []
-    for i, args in enumerate(arg_sets):
+    for args in arg_sets:
         raw = _facts(function, args)
         if seconds is not None:
             raw["seconds"] = seconds
