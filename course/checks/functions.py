@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from course.checks.forgery import unreadable
+
 CALLS_MAGIC = b"PWC1\n"
-MAX_SOURCE_CHARS = 256 * 1024
-"""Static checks parse at most this much source; a larger submission fails them."""
 
 
 @dataclass(frozen=True)
@@ -167,8 +167,9 @@ def find_function(source: str, name: str, line: int | None = None) -> ast.AST | 
     """The function the grader calls, as written in ``source``: the ``def`` or ``lambda``
     whose code starts at ``line`` (the final binding's, reported by the harness), or, with no
     line, the last top-level ``def name``; or why it cannot be read (bounded)."""
-    if len(source) > MAX_SOURCE_CHARS:
-        return f"the file is longer than {MAX_SOURCE_CHARS} characters"
+    too_big = unreadable(source)
+    if too_big:
+        return too_big
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

@@ -62,7 +62,9 @@ def judge(suite: CheckSuite, captured: CapturedValues, prepared: Prepared,
     (``forgery``) fails them all, with the reason."""
     outcomes = run_checks(suite, captured, expected=prepared.expected, inputs=prepared.inputs,
                           source=source, params=prepared.variant)
-    refused = forgery(source)
+    # Parsed only for a program that ran to its end: the checks already fail one that did not,
+    # and a file that takes seconds to parse then costs the sandbox, not this process.
+    refused = forgery(source) if captured.completed and captured.error is None else None
     if refused is None:
         return outcomes
     return [replace(o, status="failed", points=0.0, feedback=refused) for o in outcomes]

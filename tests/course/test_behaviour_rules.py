@@ -227,3 +227,14 @@ def test_no_reference_or_lesson_program_is_taken_for_a_forgery() -> None:
         for variant in exercise.variants or [{}]:
             code = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
             assert forgery(code) is None, exercise.id
+
+
+def test_a_file_that_is_slow_to_parse_is_not_parsed_by_the_trusted_process() -> None:
+    """A 224 KB line of nested f-string format specs costs ast.parse ~3 s of CPU."""
+    import time
+
+    bomb = 'x = f"' + "{x:{x}{x}{x}{x}{x}{x}{x}{x}}" * 8000 + '"\n'
+    start = time.process_time()
+    assert forgery(bomb) is None
+    assert "a line is longer than" in find_function(bomb, "f")
+    assert time.process_time() - start < 0.5

@@ -1,4 +1,4 @@
-# max-score: 9
+# max-score: 10
 # why: a forward difference instead of step 4's central one: its error (~h |f''| / 2) is within float32 rounding amplified by 1/(2h), so only the central_difference rule tells them apart
 def directional_check(w, v):
     def f(w):

@@ -1,4 +1,4 @@
-# max-score: 9
+# max-score: 10
 # why: the derivative of f derived by hand instead of jax.grad(f)
 def directional_check(w, v):
     def f(w):
