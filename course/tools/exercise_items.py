@@ -153,9 +153,9 @@ def at_most(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float, progr
     if (got > bound) if bound is not None else (got >= exercise.max_points):
         failed = "; ".join(o.name for o in outcomes if o.status != "passed") or "none"
         limit = f"more than its bound {bound:g}" if bound is not None else "full marks"
-        return False, (f"{what} scores {limit} ({got:g}/{exercise.max_points:g}; failed: "
-                       f"{failed}): the checks reward an answer that does not do the "
-                       "exercise"), run.seconds
+        return False, (f"{what} scores {limit} ({got:g}/{exercise.max_points:g}): the checks "
+                       f"reward an answer that does not do the exercise (failed: {failed})"
+                       ), run.seconds
     return True, f"{what} scores {got:g}/{exercise.max_points:g}", run.seconds
 
 
