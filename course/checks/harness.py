@@ -11,7 +11,8 @@ hidden checks, and a broken project install cannot break a run.
 With ``--calls`` (written by ``course.checks.encode_calls`` in the trusted process), the file
 is read and removed before the program runs; after the program ran to its end, the harness
 calls the learner's function on each hidden input (and again under ``jax.jit`` when asked) and
-reports what came back. It only reports: every comparison happens in the trusted process.
+reports what came back, with facts about the object it called (``course.checks.facts``). It
+only reports: every comparison happens in the trusted process.
 
 The report (read it with ``course.checks.read_values``) is::
 
@@ -20,7 +21,9 @@ The report (read it with ``course.checks.read_values``) is::
 header = {"version": 1, "completed": bool, "error": null | {"type", "message", "line",
 "text"}, "names": {name: ENTRY}, "calls": null | {"function", "defined", "results": [
 {"outputs": [ENTRY] | null, "tuple", "error": null | {"type", "message", "line", "text"},
-"inputs_after": [ENTRY], "jit": null | {"outputs", "tuple", "error"}}]}}, where ENTRY is
+"inputs_after": [ENTRY], "jit": null | {"outputs", "tuple", "error"}, "facts": {"seconds",
+"jaxpr": {"eqns", "primitives": {name: count}} | {"error"}}}], "targets": {name: {"line",
+"name", "in_program"}}, "compiled": {name: int}}}, where ENTRY is
 {"kind": "array", "offset", "length", "type", "dtype"} | {"kind": "scalar", "value", "type"} |
 {"kind": "missing"} | {"kind": "unsupported", "type", "reason"}; a call's output entries also
 carry "jax_array" (bool).
@@ -259,69 +262,78 @@ def _timed(function: object, args: list) -> tuple[object, float]:
     return value, _CLOCK() - start
 
 
+def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
+    """Rebind each name to the function the trusted side drew for this grading."""
+    for name, source in sources.items():
+        scope = {"jax": tools["jax"], "jnp": tools["jnp"]}
+        exec(source, scope)  # noqa: S102 - the trusted side's code, drawn at grading time
+        namespace[name] = scope[name]
+
+
+def _call(function: object, call: dict, body: _Body, tools: dict, program: str,
+          lines: list[str]) -> dict:
+    result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None, "facts": {}}
+    args = _arguments(call)
+    try:
+        if not callable(function):
+            raise NameError(f"the program defines no function `{call.get('function')}`")
+        value, result["facts"]["seconds"] = _timed(function, args)
+        result["outputs"], result["tuple"] = _outputs(value, body, tools)
+    except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
+        result["error"] = _describe_error(exc, program, lines)
+    result["inputs_after"] = [body.entry(arg) for arg in args]
+    return result
+
+
+def _jit_call(function: object, call: dict, spec: dict, body: _Body, tools: dict,
+              program: str, lines: list[str]) -> dict:
+    jitted: dict = {"outputs": None, "tuple": False, "error": None}
+    try:
+        compiled = tools["jit"](function, static_argnums=tuple(spec.get("static", ())))
+        jitted["outputs"], jitted["tuple"] = _outputs(compiled(*_arguments(call)), body, tools)
+    except BaseException as exc:  # noqa: BLE001
+        jitted["error"] = _describe_error(exc, program, lines)
+    return jitted
+
+
 def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
     """Call the learner's function on every hidden input; report outputs, never judge them.
 
     Everything is asked of the object each name is bound to when the program has ended (the
-    final binding), never of a ``def`` in the source. Facts asked for by the calls file:
-    ``jaxpr`` (equations and primitives of each call's trace), ``cache`` (the compilations
-    a jitted function made during the hidden calls)."""
+    final binding), never of a ``def`` in the source: where it was written, each call's
+    blocked wall time, with ``jaxpr`` what JAX traces from each call, with ``cache`` the
+    compilations a jitted function made during the hidden calls (its cache emptied first)."""
     tools = spec.get("tools") or jax_tools()
-
     with open(program, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
-    for name, source in (spec.get("substitutes") or {}).items():
-        scope = {"jax": tools["jax"], "jnp": tools["jnp"]}
-        exec(source, scope)  # noqa: S102 - the trusted side's code, drawn at grading time
-        namespace[name] = scope[name]
-    function = namespace.get(spec["function"])
-    report: dict = {"function": spec["function"], "defined": callable(function),
-                    "results": [], "targets": {}, "compiled": {}}
-    if not callable(function):
+    _substitute(namespace, spec.get("substitutes") or {}, tools)
+    report: dict = {"function": spec["function"], "results": [], "targets": {},
+                    "compiled": {}, "defined": callable(namespace.get(spec["function"]))}
+    if not report["defined"]:
         return report
-    called = sorted({c.get("function") or spec["function"] for c in spec["calls"]})
-    for name in called:
+    names = [c.get("function") or spec["function"] for c in spec["calls"]]
+    for name in sorted(set(names)):
         target = namespace.get(name)
         if callable(target):
             report["targets"][name] = _target(target, program)
             if callable(getattr(target, "clear_cache", None)):
                 target.clear_cache()  # no trace of the program's own (a substitute is new)
-    for call in spec["calls"]:
-        result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None,
-                        "facts": {}}
-        name = call.get("function") or spec["function"]
-        function = namespace.get(name)
-        args = _arguments(call)
-        try:
-            if not callable(function):
-                raise NameError(f"the program defines no function `{name}`")
-            value, seconds = _timed(function, args)
-            result["facts"]["seconds"] = seconds
-            result["outputs"], result["tuple"] = _outputs(value, body, tools)
-        except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
-            result["error"] = _describe_error(exc, program, lines)
-        result["inputs_after"] = [body.entry(arg) for arg in args]
-        report["results"].append(result)
-    for name in called:
+    report["results"] = [_call(namespace.get(name), dict(call, function=name), body, tools,
+                               program, lines) for name, call in zip(names, spec["calls"],
+                                                                     strict=True)]
+    for name in sorted(set(names)):
         size = getattr(namespace.get(name), "_cache_size", None)
         if spec.get("cache") and callable(size):
             try:
                 report["compiled"][name] = int(size())
             except BaseException:  # noqa: BLE001, S110 - no count is a fact too
                 pass
-    for call, result in zip(spec["calls"], report["results"], strict=True):
-        function = namespace.get(call.get("function") or spec["function"])
+    for name, call, result in zip(names, spec["calls"], report["results"], strict=True):
+        function = namespace.get(name)
         if spec.get("jaxpr") and callable(function):
             result["facts"]["jaxpr"] = _jaxpr_facts(function, _arguments(call), tools)
         if spec.get("jit"):
-            jitted: dict = {"outputs": None, "tuple": False, "error": None}
-            try:
-                compiled = tools["jit"](function, static_argnums=tuple(spec.get("static", ())))
-                jitted["outputs"], jitted["tuple"] = _outputs(
-                    compiled(*_arguments(call)), body, tools)
-            except BaseException as exc:  # noqa: BLE001
-                jitted["error"] = _describe_error(exc, program, lines)
-            result["jit"] = jitted
+            result["jit"] = _jit_call(function, call, spec, body, tools, program, lines)
     return report
 
 
