@@ -185,10 +185,14 @@ def _signature(call: Call, static: Sequence[int]) -> tuple[Any, ...]:
 
 
 def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: str = "",
-                           points: float = 1.0) -> Rule:
-    """The final binding is the learner's own jitted callable (their static arguments, none
-    added by the grader: ``static`` only says which the exercise asks for), and the hidden
-    calls compiled it once per distinct signature."""
+                           points: float = 1.0, key: Callable[[Call, dict], Any] | None = None,
+                           title: str = "is your jitted function, compiled once per distinct "
+                                        "signature") -> Rule:
+    """The final binding of ``function`` is the learner's own jitted callable (their static
+    arguments, none added by the grader: ``static`` only says which the exercise asks for),
+    and the hidden calls compiled it once per distinct signature. ``key(call, params)``: what
+    one of the exercise's calls should compile for, when ``function`` is a helper the learner's
+    function calls (bucketed-lengths: one compilation per bucket, not per length)."""
 
     def judge(v: Values, spec: FunctionExercise) -> str | None:
         name = function or spec.function
@@ -196,15 +200,17 @@ def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: st
         compiled = calls.facts.compiled.get(name) if calls else None
         if compiled is None:
             return f"`{name}` is not a jax.jit-compiled function"
-        wanted = len({_signature(c, static) for c, _ in _pairs(v, name)})
+        if key is None:
+            wanted = len({_signature(c, static) for c, _ in _pairs(v, name)})
+        else:
+            wanted = len({key(c, v.params) for c in v.inputs})
         if compiled != wanted:
             return (f"the hidden calls compiled `{name}` {compiled} times for {wanted} distinct "
                     "input signatures")
         return None
 
-    return _rule("is your jitted function, compiled once per distinct signature",
-                 f"Jit it yourself: {why}.", judge, points, needs=frozenset({"cache"}),
-                 subject=function)
+    return _rule(title, f"Jit it yourself: {why}." if key is None else f"{why}.", judge,
+                 points, needs=frozenset({"cache"}), subject=function)
 
 
 def measured_durations(indices: Sequence[int], why: str, *, first_slower: bool = False,

@@ -312,7 +312,8 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
     if not report["defined"]:
         return report
     names = [c.get("function") or spec["function"] for c in spec["calls"]]
-    for name in sorted(set(names)):
+    counted = sorted(set(names) | set(spec.get("watch") or ()))  # helpers it calls, too
+    for name in counted:
         target = namespace.get(name)
         if callable(target):
             report["targets"][name] = _target(target, program)
@@ -321,7 +322,7 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
     report["results"] = [_call(namespace.get(name), dict(call, function=name), body, tools,
                                program, lines) for name, call in zip(names, spec["calls"],
                                                                      strict=True)]
-    for name in sorted(set(names)):
+    for name in counted:
         size = getattr(namespace.get(name), "_cache_size", None)
         if spec.get("cache") and callable(size):
             try:

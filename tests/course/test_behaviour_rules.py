@@ -238,3 +238,19 @@ def test_a_file_that_is_slow_to_parse_is_not_parsed_by_the_trusted_process() -> 
     assert forgery(bomb) is None
     assert "a line is longer than" in find_function(bomb, "f")
     assert time.process_time() - start < 0.5
+
+
+def test_compiles_per_signature_can_count_a_helper_per_bucket() -> None:
+    """bucketed-lengths: the learner's function calls a jitted helper; the hidden calls must
+    compile it once per bucket (key), whatever the number of distinct lengths."""
+    rule = compiles_per_signature("pad first", function="helper",
+                                  key=lambda call, params: -(-len(call.args[0]) // params["b"]))
+    lengths = [(jnp.ones(n),) for n in (1, 3, 4, 5, 9)]  # buckets of 4: 1, 1, 1, 2, 3
+    values = _values(lambda v: jnp.sum(v), lengths)
+    values.params = {"b": 4}
+    facts = values.captured.calls.facts
+    facts.compiled["helper"] = 3
+    assert rule.judge(values, SPEC) is None
+    facts.compiled["helper"] = 5  # once per length
+    assert "5 times for 3" in rule.judge(values, SPEC)
+    assert rule.subject == "helper" and rule.feedback == "pad first."
