@@ -95,7 +95,7 @@ class CapturedCalls:
     function: str
     defined: bool
     results: tuple[CallResult, ...]
-    facts: ReportFacts = ReportFacts({}, {})
+    facts: ReportFacts = field(default_factory=lambda: ReportFacts({}, {}))
 
 
 @dataclass(frozen=True)
