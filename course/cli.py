@@ -116,7 +116,7 @@ def validate(root: Path | None) -> None:
 @TIMEOUT
 @click.option("--kind", "kinds", multiple=True,
               type=click.Choice(["main", "build", "experiment", "figure", "solution", "starter",
-                                 "hardcoded", "variant"]),
+                                 "hardcoded", "variant", "counterexample"]),
               help="Only items of this kind (repeatable).")
 @click.option("--no-cache", is_flag=True,
               help="Run every item, even those that passed with the same inputs.")

@@ -20,23 +20,20 @@ import secrets
 import signal
 import socket
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from course.checks import (
-    Call,
     CapturedValues,
     ChecksError,
     CheckSuite,
     ValuesError,
-    encode_calls,
     load_suite,
     read_values,
-    reference_problem,
-    run_checks,
 )
+from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
 from grader_worker.limits import Limits
@@ -68,14 +65,6 @@ class GradingTarget:
 ChecksResolver = Callable[[str], "Path | GradingTarget"]
 
 
-@dataclass(frozen=True)
-class _Context:
-    """A function exercise's grading: the reference's run on the same hidden inputs."""
-
-    expected: CapturedValues | None = None
-    inputs: Sequence[Call] = ()
-    source: str = ""
-    variant: dict[str, Any] = field(default_factory=dict)
 
 # Errors that mean "the sandbox said no", matched on the program's exception.
 _VIOLATIONS: tuple[tuple[str, str, str], ...] = (
@@ -125,16 +114,15 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if target.params is not None and not is_variant(target.params, variant):
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
-        context, calls = _Context(source=job.source, variant=variant), None
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
-            context, calls = _reference(job, suite, target, variant, result.seed, runner,
-                                        limits)
+        prepared = prepare(suite, variant, result.seed or 0, target.reference,
+                           _reference_runner(runner, limits))
         start = time.monotonic()
-        run = runner.run(job.source, suite.names, limits, calls)
+        run = runner.run(job.source, suite.names, limits, prepared.calls)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
-        _interpret(run, limits, suite, result, context)
+        _interpret(run, limits, suite, result, prepared, job.source)
     except (GraderError, ChecksError, OSError) as exc:
         logger.exception("grading failed for infrastructure reasons",
                          extra={"submission_id": job.submission_id, "attempt": job.attempt})
@@ -148,23 +136,19 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     return _finish(result, picked)
 
 
-def _reference(job: Job, suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
-               seed: int, runner: SandboxRunner, limits: Limits) -> tuple[_Context, bytes]:
-    """Draw the hidden inputs and run the reference on them, sandboxed like a submission."""
-    if target.reference is None or suite.function is None:
-        raise ChecksError(f"{job.exercise_id} is a function exercise without a reference")
-    inputs = suite.calls(variant, seed)
-    calls = encode_calls(suite.function, inputs)
-    run = runner.run(target.reference(variant), (), limits, calls)
-    try:
-        expected = read_values(run.values, max_bytes=limits.values_bytes)
-    except ValuesError as exc:
-        raise ChecksError(f"the reference solution's run is unreadable ({exc}); "
-                          f"stderr: {run.stderr.decode(errors='replace')[-500:]}") from exc
-    problem = reference_problem(expected, suite.function)
-    if problem:
-        raise ChecksError(f"{job.exercise_id}: {problem}")
-    return _Context(expected, tuple(inputs), job.source, variant), calls
+def _reference_runner(runner: SandboxRunner, limits: Limits) -> Callable[[str, bytes],
+                                                                          CapturedValues]:
+    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``)."""
+
+    def run_reference(code: str, calls: bytes) -> CapturedValues:
+        run = runner.run(code, (), limits, calls)
+        try:
+            return read_values(run.values, max_bytes=limits.values_bytes)
+        except ValuesError as exc:
+            raise ChecksError(f"the reference solution's run is unreadable ({exc}); "
+                              f"stderr: {run.stderr.decode(errors='replace')[-500:]}") from exc
+
+    return run_reference
 
 
 def _finish(result: GradingResult, picked: float) -> GradingResult:
@@ -181,7 +165,7 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
-               result: GradingResult, context: _Context) -> None:
+               result: GradingResult, prepared: Prepared, source: str) -> None:
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     if run.oom_killed:
@@ -219,7 +203,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            f"({how}). Do not call os._exit, kill processes or close the "
                            "grader's files; let the program run to its end.")
         return
-    _from_captured(captured, suite, result, context)
+    _from_captured(captured, suite, result, prepared, source)
 
 
 def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
@@ -234,10 +218,9 @@ def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
     return False
 
 
-def _from_captured(captured: CapturedValues, suite: CheckSuite,
-                   result: GradingResult, context: _Context) -> None:
-    outcomes = run_checks(suite, captured, expected=context.expected, inputs=context.inputs,
-                          source=context.source, params=context.variant)
+def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingResult,
+                   prepared: Prepared, source: str) -> None:
+    outcomes = judge(suite, captured, prepared, source)
     result.checks = [CheckResult(o.name, o.status, o.points, o.max_points,
                                  o.feedback if o.visible or o.status == "passed"
                                  else _hidden_feedback(o.status),

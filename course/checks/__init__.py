@@ -8,6 +8,15 @@ Grader: run ``HARNESS_PATH`` (standalone) in the sandbox with ``--names`` from
 from pathlib import Path
 
 from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values, check
+from course.checks.behaviour import (
+    compiles_per_signature,
+    differentiates_loop,
+    functional_update,
+    loops,
+    measured_durations,
+    traced,
+    vectorised,
+)
 from course.checks.builtin import hardcoded_source, reference_problem
 from course.checks.functions import (
     Call,
@@ -41,6 +50,13 @@ __all__ = [
     "FunctionExercise",
     "Rule",
     "calls_function",
+    "compiles_per_signature",
+    "differentiates_loop",
+    "functional_update",
+    "loops",
+    "measured_durations",
+    "traced",
+    "vectorised",
     "hardcoded_source",
     "reference_problem",
     "encode_calls",

@@ -6,13 +6,14 @@ never sees the reference's outputs except in feedback on inputs drawn for that g
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 
 import numpy as np
 
 from course.checks.api import CheckFailed, CheckSpec, Values, show
-from course.checks.functions import Call, FunctionExercise, find_function
-from course.checks.values import CallOutputs, CapturedValue, CapturedValues
+from course.checks.functions import Call, FunctionExercise, Rule, find_function
+from course.checks.values import CallOutputs, CallResult, CapturedValue, CapturedValues
 
 BuiltinCheck = tuple[CheckSpec, Callable[[Values], None]]
 
@@ -27,7 +28,8 @@ def _input_text(call: Call) -> str:
     return f"{call.label}: {called}({', '.join(_arg_text(a) for a in call.args)})"
 
 
-def _differ(got: CapturedValue, want: CapturedValue, spec: FunctionExercise) -> str | None:
+def _differ(got: CapturedValue, want: CapturedValue, spec: FunctionExercise,
+            index: int = 0) -> str | None:
     if got.kind not in ("array", "scalar"):
         return f"returned {got.type or 'nothing usable'} ({got.reason or got.kind})"
     if want.kind == "scalar" and isinstance(want.value, str):
@@ -40,7 +42,8 @@ def _differ(got: CapturedValue, want: CapturedValue, spec: FunctionExercise) -> 
         return f"returned {show(got.value)}, which is not numeric"
     if actual.shape != expected.shape:
         return f"returned shape {actual.shape}, expected {expected.shape}"
-    if not np.allclose(actual, expected, rtol=spec.rtol, atol=spec.atol, equal_nan=True):
+    rtol, atol = spec.tolerances.get(index, (spec.rtol, spec.atol))
+    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
         return f"returned {show(actual)}, expected {show(expected)}"
     return None
 
@@ -56,7 +59,7 @@ def compare(got: CallOutputs, want: CallOutputs, spec: FunctionExercise) -> str 
     for index, (mine, theirs) in enumerate(zip(got.outputs, want.outputs, strict=True)):
         if index in spec.ignore_outputs:
             continue
-        problem = _differ(mine, theirs, spec)
+        problem = _differ(mine, theirs, spec, index)
         if problem:
             where = f"output {index}: " if want.is_tuple else ""
             return where + problem
@@ -148,6 +151,11 @@ def _under_jit(spec: FunctionExercise) -> Callable[[Values], None]:
         for call, mine, theirs in zip(v.inputs, calls.results, expected.results, strict=True):
             if mine.jit is None or theirs.jit is None:
                 raise RuntimeError("the jit run is missing from a report")
+            problem = _callback(mine)
+            if problem:
+                raise CheckFailed(f"under jax.jit, on {call.label} `{spec.function}`: {problem}: "
+                                  "that part runs outside the compiled program. Why it "
+                                  f"matters: {spec.jit_feedback}")
             if mine.jit.error is not None:
                 raise CheckFailed(f"jax.jit({spec.function}) fails on {call.label} with "
                                   f"{mine.jit.error.type}: {mine.jit.error.message[:300]}. "
@@ -159,14 +167,46 @@ def _under_jit(spec: FunctionExercise) -> Callable[[Values], None]:
     return check
 
 
-def _rule(spec: FunctionExercise, holds: Callable, feedback: str) -> Callable[[Values], None]:
+def called_source(v: Values, name: str) -> ast.AST:
+    """The source of what ``name`` is bound to when the program ends (the object the grader
+    calls), never merely the last ``def name``: a decoy ``def`` rebound later is not read."""
+    calls = v.captured.calls
+    if calls is None or not calls.defined:
+        raise CheckFailed(f"`{name}` was never called: {v.captured.stopped()}")
+    target = calls.facts.targets.get(name)
+    if target is None or target.line is None or not target.in_program:
+        what = target.name if target else "nothing callable"
+        raise CheckFailed(f"`{name}` is bound to {what}, not to a function written in main.py: "
+                          "write the function yourself (a jax.jit or functools.partial of it "
+                          "is fine)")
+    found = find_function(v.source, name, target.line)
+    if isinstance(found, str):
+        raise CheckFailed(f"cannot read `{name}` in main.py: {found}")
+    return found
+
+
+def _rule(spec: FunctionExercise, rule: Rule) -> Callable[[Values], None]:
     def check(v: Values) -> None:
-        found = find_function(v.source, spec.function)
-        if isinstance(found, str):
-            raise CheckFailed(f"cannot read `{spec.function}` in main.py: {found}")
-        if not holds(found):
-            raise CheckFailed(feedback)
+        subject = rule.subject or spec.function
+        if rule.holds is not None and not rule.holds(called_source(v, subject)):
+            raise CheckFailed(rule.feedback)
+        if rule.judge is not None:
+            _plain(v, spec)
+            problem = rule.judge(v, spec)
+            if problem:
+                raise CheckFailed(f"{problem}. {rule.feedback}")
     return check
+
+
+CALLBACKS = ("pure_callback", "io_callback")
+"""Primitives that leave the compiled program to run Python (NumPy, SciPy) on the host."""
+
+
+def _callback(result: CallResult) -> str | None:
+    facts = result.facts.jaxpr
+    if facts is not None and facts.has(*CALLBACKS):
+        return "it calls back into Python (jax.pure_callback / io_callback)"
+    return None
 
 
 def builtin_checks(spec: FunctionExercise) -> list[BuiltinCheck]:
@@ -183,8 +223,8 @@ def builtin_checks(spec: FunctionExercise) -> list[BuiltinCheck]:
     ]
     if spec.jit:
         made.append((f"{fn} works under jax.jit", 1.0, True, _under_jit(spec)))
-    made += [(f"{fn} {rule.title}", rule.points, True, _rule(spec, rule.holds, rule.feedback))
-             for rule in spec.rules]
+    made += [(f"`{rule.subject or spec.function}` {rule.title}", rule.points, True,
+              _rule(spec, rule)) for rule in spec.rules]
     return [(CheckSpec(title, points, visible, -len(made) + i), function)
             for i, (title, points, visible, function) in enumerate(made)]
 

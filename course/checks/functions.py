@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from course.checks.forgery import unreadable
+
 CALLS_MAGIC = b"PWC1\n"
-MAX_SOURCE_CHARS = 256 * 1024
-"""Static checks parse at most this much source; a larger submission fails them."""
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,22 @@ class Call:
 
 @dataclass(frozen=True)
 class Rule:
-    """A static check on the learner's function (its AST, parsed in the trusted process)."""
+    """A method rule on the object the grader calls.
+
+    ``holds``: a static rule on the source of that object (the ``def`` or ``lambda`` the
+    final binding's code was written at, parsed in the trusted process). ``judge``: a
+    behavioural rule on the harness's facts (``course.checks.behaviour``); it returns why
+    the rule does not hold, or None. ``needs``: the facts it reads (``jaxpr``, ``cache``).
+    """
 
     title: str
     feedback: str
-    holds: Callable[[ast.FunctionDef], bool]
+    holds: Callable[[ast.AST], bool] | None = None
     points: float = 1.0
+    judge: Callable[[Any, FunctionExercise], str | None] | None = None
+    needs: frozenset[str] = frozenset()
+    subject: str = ""
+    """The function the rule is about, when not the exercise's own (a project's)."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +89,22 @@ class FunctionExercise:
     rtol: float = 1e-6
     atol: float = 1e-6
     ignore_outputs: tuple[int, ...] = ()
+    tolerances: Mapping[int, tuple[float, float]] = field(default_factory=dict)
+    """Output index -> (rtol, atol) where one output amplifies rounding more than the others
+    (a finite difference: float32 rounding of f divided by the step); derive it in checks.py."""
     check_dtype: bool = True
     rules: tuple[Rule, ...] = ()
+    substitutes: tuple[str, ...] = ()
+    """Names the grader rebinds before the calls to functions drawn at grading time (the
+    checks.py's ``substitutes(params, rng)`` writes their source): a loss the learner never
+    saw, which only a transformation, not a derivation by hand, differentiates right."""
+
+    @property
+    def needs(self) -> frozenset[str]:
+        """The facts the harness must report: every rule's, and the trace of a jitted
+        function (a callback inside it is not compiled code)."""
+        found = frozenset({"jaxpr"}) if self.jit else frozenset()
+        return found.union(*(rule.needs for rule in self.rules))
 
     def __post_init__(self) -> None:
         if not self.function.isidentifier():
@@ -139,25 +163,36 @@ def calls_function(suffix: str, why: str) -> Rule:
     return Rule(f"calls {suffix}", f"Call `{suffix}`: {why}.", holds)
 
 
-def find_function(source: str, name: str) -> ast.FunctionDef | str:
-    """The last top-level ``def name`` in ``source``, or why it cannot be read (bounded)."""
-    if len(source) > MAX_SOURCE_CHARS:
-        return f"the file is longer than {MAX_SOURCE_CHARS} characters"
+def find_function(source: str, name: str, line: int | None = None) -> ast.AST | str:
+    """The function the grader calls, as written in ``source``: the ``def`` or ``lambda``
+    whose code starts at ``line`` (the final binding's, reported by the harness), or, with no
+    line, the last top-level ``def name``; or why it cannot be read (bounded)."""
+    too_big = unreadable(source)
+    if too_big:
+        return too_big
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return f"it does not parse ({type(exc).__name__})"
+    if line is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                starts = [node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())]
+                if min(starts) == line:
+                    return node
+        return f"no function of main.py starts at line {line}, where `{name}` was written"
     found = [node for node in tree.body
              if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name]
     if not found:
         return f"there is no top-level `def {name}(...)`"
-    return found[-1]  # type: ignore[return-value]
+    return found[-1]
 
 
 # --- the calls file -----------------------------------------------------------------------
 
 
-def encode_calls(spec: FunctionExercise, calls: Sequence[Call]) -> bytes:
+def encode_calls(spec: FunctionExercise, calls: Sequence[Call],
+                 substitutes: Mapping[str, str] | None = None) -> bytes:
     """The PWC1 file the harness reads: JSON header + .npy blobs, no pickle."""
     blobs: list[bytes] = []
     offset = 0
@@ -182,7 +217,11 @@ def encode_calls(spec: FunctionExercise, calls: Sequence[Call]) -> bytes:
             offset += len(blob)
         encoded.append({"args": args, "function": call.function or spec.function})
     header = json.dumps({"version": 1, "function": spec.function, "jit": spec.jit,
-                         "static": list(spec.static_argnums), "calls": encoded}).encode()
+                         "static": list(spec.static_argnums), "calls": encoded,
+                         "jaxpr": "jaxpr" in spec.needs, "cache": "cache" in spec.needs,
+                         "watch": sorted({r.subject for r in spec.rules
+                                          if "cache" in r.needs and r.subject}),
+                         "substitutes": dict(substitutes or {})}).encode()
     return CALLS_MAGIC + struct.pack(">Q", len(header)) + header + b"".join(blobs)
 
 

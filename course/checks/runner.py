@@ -11,6 +11,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values
 from course.checks.builtin import builtin_checks
 from course.checks.functions import Call, FunctionExercise, make_calls
@@ -43,10 +45,28 @@ class CheckSuite:
     checks: tuple[RegisteredCheck, ...]
     function: FunctionExercise | None = None
     draw: Callable[..., Sequence[Call]] | None = None
+    substitute: Callable[..., Mapping[str, str]] | None = None
+    """checks.py's ``substitutes(params, rng)``: source of each function in
+    ``EXERCISE.substitutes``, drawn at grading time."""
 
     @property
     def max_points(self) -> float:
         return sum(c.spec.points for c in self.checks)
+
+    def substitutes(self, params: Mapping[str, object], seed: int) -> dict[str, str]:
+        """The functions rebound for one grading, drawn from its own stream of ``seed``."""
+        if self.substitute is None or self.function is None:
+            return {}
+        try:
+            drawn = dict(self.substitute(dict(params), np.random.default_rng([seed, 1])))
+        except Exception as exc:  # noqa: BLE001 - author code may raise anything
+            raise ChecksError(f"{self.path}: substitutes(params, rng) failed: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        if set(drawn) != set(self.function.substitutes) or not all(
+                isinstance(v, str) for v in drawn.values()):
+            raise ChecksError(f"{self.path}: substitutes(params, rng) must return the source "
+                              f"of each of {self.function.substitutes}")
+        return drawn
 
     def calls(self, params: Mapping[str, object], seed: int) -> list[Call]:
         """The hidden inputs for one grading (raises ChecksError if the author's draw fails)."""
@@ -99,8 +119,12 @@ def load_suite(checks_path: Path | str) -> CheckSuite:
     if not found:
         raise ChecksError(f"{path}: defines no @check functions")
     found.sort(key=lambda c: c.spec.order)
+    substitute = getattr(module, "substitutes", None)
+    if function is not None and function.substitutes and not callable(substitute):
+        raise ChecksError(f"{path}: EXERCISE.substitutes needs a `def substitutes(params, rng)`")
     return CheckSuite(path, tuple(names), tuple(found), function,
-                      draw if function is not None else None)
+                      draw if function is not None else None,
+                      substitute if function is not None else None)
 
 
 def run_checks(checks_path: Path | str | CheckSuite, captured: CapturedValues, *,

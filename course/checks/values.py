@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from course.checks.facts import CallFacts, FactsError, ReportFacts, call_facts, report_facts
 from course.errors import CourseError
 
 MAGIC = b"PWV1\n"
@@ -86,6 +87,7 @@ class CallResult:
     plain: CallOutputs
     inputs_after: tuple[CapturedValue, ...]
     jit: CallOutputs | None
+    facts: CallFacts = CallFacts()
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class CapturedCalls:
     function: str
     defined: bool
     results: tuple[CallResult, ...]
+    facts: ReportFacts = field(default_factory=lambda: ReportFacts({}, {}))
 
 
 @dataclass(frozen=True)
@@ -281,11 +284,19 @@ def _calls(raw: Any, body: bytes) -> CapturedCalls | None:
         if not isinstance(item, dict):
             raise _fail(f"{what} is not a mapping")
         jit = item.get("jit")
+        try:
+            facts = call_facts(item.get("facts"))
+        except FactsError as exc:
+            raise _fail(f"{what}: {exc}") from exc
         parsed.append(CallResult(
             _call_outputs(item, body, what),
             _entries(item.get("inputs_after", []), body, f"{what} inputs"),
-            None if jit is None else _call_outputs(jit, body, f"{what} under jit")))
-    return CapturedCalls(raw["function"], raw.get("defined") is True, tuple(parsed))
+            None if jit is None else _call_outputs(jit, body, f"{what} under jit"), facts))
+    try:
+        found = report_facts(raw)
+    except FactsError as exc:
+        raise _fail(str(exc)) from exc
+    return CapturedCalls(raw["function"], raw.get("defined") is True, tuple(parsed), found)
 
 
 def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValues:

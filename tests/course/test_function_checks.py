@@ -50,7 +50,25 @@ def test_rebinding_jax_jit_does_not_fool_the_jit_check(tmp_path: Path):
     body = ("import jax\n\njax.jit = lambda f, **kwargs: f\n\n\n"
             "def keep_above(x):\n    return x[x > 2.0]\n")
     outcomes, _ = _grade("arrays-04.exercise.fixed-shape-mask", body, tmp_path)
-    assert "`keep_above` works under jax.jit" in _failed(outcomes)
+    failed = _failed(outcomes)
+    assert "`keep_above` works under jax.jit" in failed
+    assert sum(o.points for o in outcomes.values()) == 0  # refused: it patches jax
+    assert "jax.jit = lambda" in failed["`keep_above` works under jax.jit"]
+
+
+@pytest.mark.slow
+def test_a_correct_directional_check_written_another_way_gets_full_marks(tmp_path: Path):
+    """``a * vdot(sin(w), w)`` rounds differently from ``a * sum(sin(w) * w)``; the central
+    difference amplifies that by 1/(2h), which the derived tolerance allows (it lost 2 points
+    at the old 1e-5)."""
+    body = ("def directional_check(w, v):\n    def f(w):\n"
+            "        return {{a}} * jnp.vdot(jnp.sin(w), w)\n\n"
+            "    return jnp.vdot(jax.grad(f)(w), v), central_difference(f, w, v)\n")
+    lesson, exercise = load_course().exercise("transforms-02.exercise.directional-check")
+    for variant in exercise.variants:
+        outcomes, _ = _grade(exercise.id, render(body, variant), tmp_path / str(variant["a"]),
+                             variant)
+        assert _failed(outcomes) == {}, variant
 
 
 @pytest.mark.slow
@@ -59,7 +77,7 @@ def test_numpy_in_place_answer_fails_the_static_checks(tmp_path: Path):
             "    out[-2:] = 0.\n    return jnp.asarray(out)\n")
     outcomes, exercise = _grade("arrays-04.exercise.mask-tail", body, tmp_path, {"n": 2})
     failed = _failed(outcomes)
-    assert set(failed) == {"`mask_tail` uses a functional .at[...] update",
+    assert set(failed) == {"`mask_tail` updates with .at[...] (a scatter in its program)",
                            "`mask_tail` does not assign into an array",
                            "`mask_tail` works under jax.jit"}
     assert "JAX arrays are immutable" in failed["`mask_tail` does not assign into an array"]

@@ -137,7 +137,7 @@ def test_wrong_reference_solution_is_caught(lesson04_course: Path):
     result = run_item(item(lesson04_course, "solution", "mask-tail"))
     assert not result.ok
     assert "reference solution {'n': 2} scores 9/10" in result.detail
-    assert "Use `.at[...]` here" in result.detail
+    assert "Use `.at[...]`: " in result.detail and "makes no indexed update" in result.detail
 
 
 @pytest.mark.slow

@@ -3,13 +3,23 @@ problems.
 
 loss_grad, train_step (which returns the loss) and per_example_grads are called on problems the
 learner never saw, in plain Python and under jax.jit, and compared with the reference: the
-problems are drawn from the grading seed, so typed-in numbers cannot pass. Stage 4 must use
-jax.vmap, and the per-example gradients must average to the learner's own batch gradient.
+problems are drawn from the grading seed, so typed-in numbers cannot pass, and ``predict`` is
+replaced by a model drawn at grading time, so hand-derived gradients cannot either. Stage 3's
+train_step must be the learner's own jitted function; stage 4 must be one batched program
+(vmap), and the per-example gradients must average to the learner's own batch gradient.
 """
 
 import numpy as np
 
-from course.checks import Call, CheckFailed, FunctionExercise, Values, calls_function, check
+from course.checks import (
+    Call,
+    CheckFailed,
+    FunctionExercise,
+    Values,
+    check,
+    compiles_per_signature,
+    vectorised,
+)
 
 EXERCISE = FunctionExercise(
     "per_example_grads",
@@ -18,12 +28,25 @@ EXERCISE = FunctionExercise(
                  "on a traced value stops jax.jit",
     rtol=1e-4,
     atol=1e-5,
-    rules=(calls_function("vmap", "stage 4 maps one example's gradient over the batch with "
-                                  "jax.vmap; a Python loop gives the same numbers slowly"),),
+    substitutes=("predict",),
+    rules=(vectorised("stage 4 maps one example's gradient over the batch with jax.vmap; a "
+                      "Python loop gives the same numbers slowly"),
+           compiles_per_signature("stage 3 compiles train_step with @jax.jit, once per batch "
+                                  "shape (the learning rate is traced, not static)",
+                                  function="train_step")),
 )
 FUNCTIONS = ("loss_grad", "train_step", "per_example_grads")
 """``loss`` is not called on its own: ``train_step`` returns the loss before its step, so a
 wrong loss already fails there (and one call fewer per problem keeps grading fast)."""
+
+
+def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
+    """A model the learner never saw, drawn now: ``predict`` gains a nonlinear term, so only
+    jax.grad of the learner's loss (which calls predict), not gradients derived by hand for a
+    linear model, gives its gradients."""
+    c = float(np.round(rng.uniform(0.2, 0.8), 3))
+    return {"predict": f"def predict(w, b, x):\n    z = x @ w\n"
+                       f"    return z + b + {c} * jnp.tanh(z)\n"}
 
 
 def _problem(rng: np.random.Generator, examples: int, features: int,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, Values, calls_function, check
+from course.checks import Call, FunctionExercise, calls_function, measured_durations
 
 EXERCISE = FunctionExercise(
     "timed_stats",
@@ -11,7 +11,9 @@ EXERCISE = FunctionExercise(
     rules=(calls_function("block_until_ready", "the clock must stop after the work is done; "
                           "without blocking it measures only how long it took to queue"),
            calls_function("perf_counter", "time.perf_counter is the clock for short "
-                          "durations")),
+                          "durations"),
+           measured_durations((2,), "the third output is the elapsed seconds of the blocked "
+                              "work, time.perf_counter() - start")),
 )
 
 
@@ -25,14 +27,3 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
     ]
 
 
-@check("`timed_stats` returns a measured, non-negative number of seconds last", points=1)
-def seconds_measured(v: Values) -> None:
-    results = v.captured.calls.results if v.captured.calls else ()
-    v.expect_true(bool(results), "`timed_stats` was never called")
-    for call, result in zip(v.inputs, results, strict=True):
-        outputs = result.plain.outputs or ()
-        seconds = outputs[2].value if len(outputs) == 3 else None
-        v.expect_true(isinstance(seconds, float | int) and not isinstance(seconds, bool)
-                      and seconds >= 0.0,
-                      f"on {call.label}, the third output should be the elapsed seconds as a "
-                      f"Python float (time.perf_counter() - start), got {seconds!r}")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, no_item_assignment, uses_at_update
+from course.checks import Call, FunctionExercise, functional_update, no_item_assignment
 
 EXERCISE = FunctionExercise(
     "mask_tail",
@@ -10,7 +10,7 @@ EXERCISE = FunctionExercise(
     jit=True,
     jit_feedback="a slice with a fixed length keeps the shape known before the values are, "
                  "so the update compiles",
-    rules=(uses_at_update("x.at[-n:].set(0.) describes the new array and leaves x as it was"),
+    rules=(functional_update("x.at[-n:].set(0.) describes the new array and leaves x as it was"),
            no_item_assignment()),
 )
 

@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, no_item_assignment, uses_at_update
+from course.checks import Call, FunctionExercise, functional_update, no_item_assignment
 
 EXERCISE = FunctionExercise(
     "fill_last_column",
     params={"value": (-1.0, 0.5, 9.0)},
     jit=True,
     jit_feedback="a slice update keeps the matrix's shape, so it compiles for any values",
-    rules=(uses_at_update("matrix.at[:, -1].set(value) returns the updated matrix and leaves "
+    rules=(functional_update("matrix.at[:, -1].set(value) returns the updated matrix and leaves "
                           "the original as it was"),
            no_item_assignment()),
 )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, Values, calls_function, check
+from course.checks import Call, FunctionExercise, calls_function, measured_durations
 
 EXERCISE = FunctionExercise(
     "first_and_later",
@@ -12,7 +12,10 @@ EXERCISE = FunctionExercise(
     rules=(calls_function("block_until_ready", "dispatch is asynchronous: without blocking, "
                           "the clock stops when the work is queued, not when it is done"),
            calls_function("perf_counter", "time.perf_counter is the clock for short "
-                          "durations")),
+                          "durations"),
+           measured_durations((1, 2), "the second and third outputs are the seconds of the "
+                              "first call (trace, compile, run) and of a later one (run only), "
+                              "each clock stopped after block_until_ready", first_slower=True)),
 )
 
 
@@ -26,16 +29,3 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
     ]
 
 
-@check("`first_and_later` returns two measured, non-negative durations in seconds", points=1)
-def durations_measured(v: Values) -> None:
-    results = v.captured.calls.results if v.captured.calls else ()
-    v.expect_true(bool(results), "`first_and_later` was never called")
-    for call, result in zip(v.inputs, results, strict=True):
-        outputs = result.plain.outputs or ()
-        times = [o.value for o in outputs[1:]] if len(outputs) == 3 else []
-        v.expect_true(len(times) == 2 and all(isinstance(t, float | int)
-                                              and not isinstance(t, bool) and t >= 0.0
-                                              for t in times),
-                      f"on {call.label}, the second and third outputs should be the elapsed "
-                      f"seconds of the first and of a later call, as Python floats, got "
-                      f"{times!r}")

@@ -1,29 +1,19 @@
 """Hidden checks for transforms-01.exercise.static-length: head_power_sum(v, n), n static."""
 
-import ast
-
 import numpy as np
 
-from course.checks import Call, FunctionExercise, Rule
-
-
-def _declares_static(fn: ast.FunctionDef) -> bool:
-    """A decorator of the function passes static_argnums or static_argnames to jit."""
-    return any(isinstance(node, ast.keyword) and node.arg in ("static_argnums", "static_argnames")
-               for decorator in fn.decorator_list for node in ast.walk(decorator))
-
+from course.checks import Call, FunctionExercise, compiles_per_signature
 
 EXERCISE = FunctionExercise(
     "head_power_sum",
     params={"p": (2, 3, 1)},
-    jit=True,
-    static_argnums=(1,),
-    jit_feedback="n decides the shape of v[:n]; a traced n has no value while tracing, so it "
-                 "must be a static argument",
-    rules=(Rule("is jitted with n static",
-                "Decorate it with functools.partial(jax.jit, static_argnames=\"n\"): a traced "
-                "n cannot set a slice's length.", _declares_static),),
+    rules=(compiles_per_signature(
+        "decorate it with functools.partial(jax.jit, static_argnames=\"n\"): n decides the "
+        "shape of v[:n], a traced n has no value while tracing, and jit then compiles once per "
+        "distinct (shape of v, n), never once per call", static=(1,), points=2.0),),
 )
+"""Not ``jit=True``: the grader calls the learner's own jitted function as they declared it
+(their static argument, none supplied by the grader), and counts its compilations."""
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

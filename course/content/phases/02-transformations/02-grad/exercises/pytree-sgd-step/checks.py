@@ -11,9 +11,19 @@ EXERCISE = FunctionExercise(
     jit_feedback="grad and tree.map trace like any array function, so a training step jits",
     rtol=1e-5,
     atol=1e-6,
+    substitutes=("loss_fn",),
     rules=(calls_function("grad", "jax.grad of loss_fn with respect to the params dict "
                           "returns a dict of gradients of the same structure"),),
 )
+
+
+def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
+    """A loss_fn the learner never saw: only jax.grad of loss_fn, not a gradient derived by
+    hand for the mean squared error, gives its gradient."""
+    a, b = (float(np.round(v, 3)) for v in (rng.uniform(0.5, 2.0), rng.uniform(0.0, 0.5)))
+    return {"loss_fn": "def loss_fn(params, x, y):\n"
+                       "    r = x @ params['w'] + params['b'] - y\n"
+                       f"    return jnp.mean({a} * r ** 2 + {b} * r ** 4)\n"}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, vectorised
 
 EXERCISE = FunctionExercise(
     "scores",
@@ -11,7 +11,7 @@ EXERCISE = FunctionExercise(
     jit_feedback="vmap returns a new function of arrays; it composes with jax.jit",
     rtol=1e-5,
     atol=1e-6,
-    rules=(calls_function("vmap", "score_one is written for one example; jax.vmap with "
+    rules=(vectorised("score_one is written for one example; jax.vmap with "
                           "in_axes=(None, 0) maps it over the rows of xs and shares w"),),
 )
 

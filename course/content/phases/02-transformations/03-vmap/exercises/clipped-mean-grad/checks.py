@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, calls_function, vectorised
 
 EXERCISE = FunctionExercise(
     "clipped_mean_grad",
@@ -11,10 +11,19 @@ EXERCISE = FunctionExercise(
     jit_feedback="vmap, grad and the clipping are array operations, so the step jits",
     rtol=1e-5,
     atol=1e-5,
-    rules=(calls_function("vmap", "clipping needs each example's own gradient, which "
+    substitutes=("loss_one",),
+    rules=(vectorised("clipping needs each example's own gradient, which "
                           "jax.vmap of jax.grad computes in one batched program"),
            calls_function("grad", "the per-example gradients come from jax.grad of loss_one")),
 )
+
+
+def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
+    """A loss_one the learner never saw (its gradient still zero at a perfect fit): only
+    jax.grad of loss_one, not a gradient derived by hand for the squared error, matches."""
+    a, b = (float(np.round(v, 3)) for v in (rng.uniform(0.5, 2.0), rng.uniform(0.0, 0.5)))
+    return {"loss_one": f"def loss_one(w, xi, yi):\n    r = jnp.dot(xi, w) - yi\n"
+                        f"    return {a} * r ** 2 + {b} * r ** 4\n"}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, vectorised
 
 EXERCISE = FunctionExercise(
     "pairwise",
@@ -11,7 +11,7 @@ EXERCISE = FunctionExercise(
     jit_feedback="nested vmaps are one batched program, which jits like any array function",
     rtol=1e-5,
     atol=1e-5,
-    rules=(calls_function("vmap", "a vmap of a vmap turns the distance of one pair into the "
+    rules=(vectorised("a vmap of a vmap turns the distance of one pair into the "
                           "table of all pairs"),),
 )
 

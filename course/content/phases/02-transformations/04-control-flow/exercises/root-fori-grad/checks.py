@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, differentiates_loop, loops
 
 EXERCISE = FunctionExercise(
     "root_and_slope",
@@ -12,9 +12,9 @@ EXERCISE = FunctionExercise(
                  "backwards",
     rtol=1e-5,
     atol=1e-6,
-    rules=(calls_function("fori_loop", "a loop with a fixed number of steps can be "
+    rules=(loops("a loop with a fixed number of steps can be "
                           "differentiated in reverse mode; a while_loop cannot"),
-           calls_function("grad", "the slope is the derivative of the loop's result with "
+           differentiates_loop("the slope is the derivative of the loop's result with "
                           "respect to a, computed by reverse mode through the loop")),
 )
 

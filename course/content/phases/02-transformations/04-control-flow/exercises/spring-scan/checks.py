@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, loops
 
 EXERCISE = FunctionExercise(
     "simulate",
@@ -11,7 +11,7 @@ EXERCISE = FunctionExercise(
     jit_feedback="lax.scan keeps the loop in the compiled program whatever the length of forces",
     rtol=1e-5,
     atol=1e-6,
-    rules=(calls_function("scan", "the state (x, v) is carried from one step to the next, and "
+    rules=(loops("the state (x, v) is carried from one step to the next, and "
                           "the positions are stacked as the outputs"),),
 )
 

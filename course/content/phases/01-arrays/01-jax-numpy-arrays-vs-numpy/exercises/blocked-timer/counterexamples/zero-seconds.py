@@ -1,0 +1,9 @@
+# max-score: 9
+# why: the right statistics with the duration typed in as 0.0 (block_until_ready and perf_counter named, unused)
+import time
+
+
+def timed_stats(a):
+    time.perf_counter
+    total, largest = jax.block_until_ready((jnp.sum(a), jnp.max(a)))
+    return total, largest, 0.0

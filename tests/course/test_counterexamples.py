@@ -1,0 +1,53 @@
+"""`course check`'s counterexample items: declared bounds are read, enforced and planned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from course import load_course, submission_for
+from course.checks import ChecksError
+from course.tools.checking import plan
+from course.tools.exercise_items import at_most, counterexamples, read_counterexample
+
+
+def test_every_gradable_has_counterexamples_with_bounds_below_full() -> None:
+    course = load_course()
+    for _, exercise in course.gradables():
+        found = counterexamples(exercise)
+        assert found, f"{exercise.id} ships no counterexamples/*.py"
+        for cheat in found:
+            assert 0 <= cheat.bound < exercise.max_points and cheat.why, (exercise.id, cheat)
+    ids = {item.id for item in plan(course) if item.kind == "counterexample"}
+    assert "transforms-03/counterexample/batched-scores/decoy-def" in ids
+    assert "project.transforms-fit/counterexample/no-jit" in ids
+
+
+def test_a_counterexample_declares_its_bound_and_why(tmp_path: Path) -> None:
+    _, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    path = tmp_path / "cheat.py"
+    path.write_text("def mask_tail(x):\n    return x\n")
+    with pytest.raises(ChecksError, match="max-score"):
+        read_counterexample(path, exercise)
+    path.write_text(f"# max-score: {exercise.max_points:g}\n# why: none\ndef f():\n    pass\n")
+    with pytest.raises(ChecksError, match="not below"):
+        read_counterexample(path, exercise)
+    path.write_text("# max-score: 3.5\n# why: the reason\ndef f():\n    pass\n")
+    cheat = read_counterexample(path, exercise)
+    assert (cheat.bound, cheat.why, cheat.name) == (3.5, "the reason", "cheat")
+
+
+@pytest.mark.slow
+def test_an_answer_above_its_bound_fails_the_item(tmp_path: Path) -> None:
+    """The reference graded as if it were a counterexample bounded at 5: the item fails and
+    says by how much (what `course check` reports for a counterexample the checks reward)."""
+    lesson, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    variant = exercise.variants[0]
+    program = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
+    ok, detail, _ = at_most(lesson, exercise, tmp_path / "a", 120, program, "the reference",
+                            5.0, variant)
+    assert not ok and "more than its bound 5" in detail
+    ok, detail, _ = at_most(lesson, exercise, tmp_path / "b", 120, program, "the reference",
+                            exercise.max_points, variant)
+    assert ok and f"{exercise.max_points:g}/{exercise.max_points:g}" in detail

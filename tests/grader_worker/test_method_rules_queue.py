@@ -1,0 +1,94 @@
+"""Each method rule, through the real queue and a real `pathways worker` in its sandbox.
+
+For every rule one counterexample that scored full marks before the rules were judged on
+behaviour (name rules, the last `def`, harness-supplied static arguments, `>= 0` timings,
+fixed losses) is sent as a learner would send it, next to the exercise's reference: the
+reference keeps full marks, the counterexample loses exactly the rule's points and stays
+within the bound its file declares (what `pathways course check` also proves, there without
+the sandbox).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from grader_helpers import collect, start_worker, worker_env
+
+from course import load_course, submission_for
+from course.tools.exercise_items import read_counterexample
+from course.variants import render
+from grader_worker.config import load_config
+from grading_contract.queues import Queues
+from grading_contract.result import result_from_dict
+
+CASES = {
+    # rule: (exercise, counterexample, the failing check's title contains)
+    "final binding (decoy def)": ("transforms-03.exercise.batched-scores", "decoy-def",
+                                  "one batched program"),
+    "vectorised (unused vmap)": ("transforms-03.exercise.batched-scores", "unused-vmap",
+                                 "one batched program"),
+    "loops (unused scan)": ("transforms-04.exercise.spring-scan", "unused-scan",
+                            "keeps the loop"),
+    "functional update (bare .at)": ("arrays-04.exercise.mask-tail", "unused-at", "scatter"),
+    "reverse mode through the loop": ("transforms-04.exercise.root-fori-grad", "hand-slope",
+                                      "differentiates through the loop"),
+    "own jit, compilations counted": ("transforms-01.exercise.static-length", "decoy-def",
+                                      "compiled once per distinct signature"),
+    "no callback under jit": ("arrays-04.exercise.fixed-shape-mask", "numpy-callback",
+                              "works under jax.jit"),
+    "measured timings": ("transforms-01.exercise.first-vs-later", "zero-times",
+                         "durations it measured"),
+    "loss drawn at grading time": ("transforms-02.exercise.pytree-sgd-step", "hand-gradient",
+                                   "matches the reference"),
+    "project: own jit": ("project.transforms-fit", "no-jit",
+                         "compiled once per distinct signature"),
+}
+
+
+def _jobs(course) -> dict[str, tuple[str, float, str, str]]:  # noqa: ANN001
+    """submission id -> (exercise id, bound, failing title, main.py)."""
+    jobs: dict[str, tuple[str, float, str, str]] = {}
+    for rule, (exercise_id, name, title) in CASES.items():
+        lesson, exercise = course.exercise(exercise_id)
+        variant = (exercise.variants or [{}])[0]
+        path = exercise.checks_path.parent / "counterexamples" / f"{name}.py"
+        cheat = read_counterexample(path, exercise)
+        jobs[f"{rule}:cheat"] = (exercise_id, cheat.bound, title,
+                                 submission_for(lesson, exercise, render(cheat.code, variant)))
+        reference = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
+        jobs.setdefault(f"{exercise_id}:reference", (exercise_id, exercise.max_points, "",
+                                                      reference))
+    return jobs
+
+
+@pytest.mark.slow
+def test_each_method_rule_refuses_a_counterexample_that_used_to_pass(tmp_path: Path) -> None:
+    env = worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True)
+    queues = Queues(load_config(env))
+    course = load_course(load_config(env).course_root)
+    jobs = _jobs(course)
+    for sid, (exercise_id, _, _, source) in jobs.items():
+        queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
+                            "source": source, "limits": {}, "enqueued_at": time.time(),
+                            "variant": dict((course.exercise(exercise_id)[1].variants
+                                             or [{}])[0])})
+    proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
+    try:
+        got = collect(queues, set(jobs), timeout=60 + 15 * len(jobs))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    log = (tmp_path / "worker.log").read_text()
+    assert set(got) == set(jobs), f"missing results; worker log:\n{log[-3000:]}"
+    for sid, (_, bound, title, _) in jobs.items():
+        result = result_from_dict(got[sid])
+        assert result.outcome == "graded", (sid, result.feedback, result.stderr[-2000:])
+        if sid.endswith(":reference"):
+            assert result.score == result.max_score, (sid, result.checks)
+            continue
+        assert result.score <= bound < result.max_score, (sid, result.score, result.checks)
+        failed = [c.name for c in result.checks if c.status != "passed"]
+        assert any(title in name for name in failed), (sid, failed)
