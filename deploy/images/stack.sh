@@ -28,7 +28,7 @@ pg_port=${PATHWAYS_PG_PORT:-5432} redis_port=${PATHWAYS_REDIS_PORT:-6379}
 web_port=${PATHWAYS_WEB_PORT:-8000} graders=${PATHWAYS_GRADERS:-2}
 tag=${PATHWAYS_IMAGE_TAG:-latest}
 course=$(realpath "${COURSE_DIR:-$repo/course/content}")
-state=${PATHWAYS_STACK_STATE:-/run/pathways-stack/$stack}
+state=/run/pathways-stack/$stack  # the secrets as env files, 0600, removed by `down`
 label=pathways.stack=$stack
 cg_parent=pathways-graders/$stack
 worker_uid=10001  # the images' pathways user
@@ -157,7 +157,7 @@ down() {
   # SIGTERM first: graders finish their runs (up to --stop-timeout), the consumer its pass.
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086
-    "$docker" stop -t "${PATHWAYS_STOP_TIMEOUT:-30}" $ids >/dev/null
+    "$docker" stop -t 30 $ids >/dev/null
     # shellcheck disable=SC2086
     "$docker" rm -f -v $ids >/dev/null
   fi
