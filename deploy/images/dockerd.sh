@@ -28,7 +28,8 @@ case "${1:-}" in
     running && exit 0
     mkdir -p "$state" "$data_root"
     # setsid: the daemon outlives this script's process group (CI steps, `timeout`).
-    setsid dockerd --storage-driver=vfs --iptables=false --ip-masq=false --bridge=none \
+    # Niceness 10: layer copies (vfs) and the containers it starts yield to interactive work.
+    setsid nice -n 10 dockerd --storage-driver=vfs --iptables=false --ip-masq=false --bridge=none \
       --data-root "$data_root" --exec-root "$state/exec" --pidfile "$state/dockerd.pid" \
       >"$state/dockerd.log" 2>&1 </dev/null &
     for _ in $(seq 1 120); do

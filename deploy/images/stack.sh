@@ -112,7 +112,7 @@ up() {
     "pathways-redis:$tag" >/dev/null
   wait_until postgres 60 "$docker" exec "$stack-postgres" pg_isready -q -h "$host" -p "$pg_port" \
     || { logs_of "$stack-postgres"; exit 1; }
-  wait_until redis 30 "$docker" exec --env-file "$state/redis.env" "$stack-redis" sh -c \
+  wait_until redis 30 "$docker" exec "$stack-redis" sh -c \
     "REDISCLI_AUTH=\$REDIS_PASSWORD redis-cli -h $host -p $redis_port ping | grep -q PONG" \
     || { logs_of "$stack-redis"; exit 1; }
   echo "postgres: $bind:$pg_port, redis: $bind:$redis_port"
