@@ -36,7 +36,7 @@ project_wheel() {  # DIR PACKAGE...
   rm -rf "$src" && mkdir -p "$src"
   files pyproject.toml README.md "$@" | grep -zv '^course/content/' | tar -C "$root" --null -T - -c \
     | tar -C "$src" -x
-  rm -f "$out"/jax_pathways-*.whl
+  rm -rf "$out" && mkdir -p "$out"
   pip_wheel --no-deps -w "$out" "$src"
   ls "$out"/jax_pathways-*.whl >/dev/null
 }
@@ -64,8 +64,8 @@ for image in "${images[@]}"; do
   case "$image" in
     service)
       ctx=$(context service requirements-service.txt)
-      project_wheel "$ctx/wheels" pathways course grading_contract lti_service
-      cp deploy/gunicorn.conf.py "$ctx/"
+      project_wheel "$ctx/project" pathways course grading_contract lti_service
+      cp deploy/gunicorn.conf.py "$ctx/project/"
       build pathways-service deploy/docker/service.Dockerfile "$ctx" ;;
     grader-cpu|grader-tpu)
       extra=
@@ -73,7 +73,7 @@ for image in "${images[@]}"; do
         extra="jax[tpu]==$(sed -n 's/^jax==//p' requirements-grader.txt)"
       fi
       ctx=$(context "$image" requirements-grader.txt "$extra")
-      project_wheel "$ctx/wheels" pathways course grading_contract grader_worker
+      project_wheel "$ctx/project" pathways course grading_contract grader_worker
       build "pathways-$image" "deploy/docker/$image.Dockerfile" "$ctx" ;;
     course)
       ctx=$work/ctx/course
@@ -84,7 +84,7 @@ for image in "${images[@]}"; do
     postgres|redis)
       ctx=$work/ctx/$image
       rm -rf "$ctx" && mkdir -p "$ctx"
-      cp "deploy/docker/$image-entrypoint.sh" "$ctx/entrypoint.sh"
+      install -m 0755 "deploy/docker/$image-entrypoint.sh" "$ctx/entrypoint.sh"
       build "pathways-$image" "deploy/docker/$image.Dockerfile" "$ctx" ;;
     *) echo "unknown image $image (service grader-cpu grader-tpu course postgres redis)" >&2; exit 2 ;;
   esac

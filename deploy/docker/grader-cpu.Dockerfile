@@ -10,8 +10,10 @@ FROM ${BASE} AS build
 COPY requirements.txt /stage/
 COPY wheels /stage/wheels
 RUN python3 -m venv /opt/pathways \
-    && /opt/pathways/bin/pip install -q --no-index --find-links /stage/wheels -r /stage/requirements.txt \
-    && /opt/pathways/bin/pip install -q --no-index --no-deps /stage/wheels/jax_pathways-*.whl \
+    && /opt/pathways/bin/pip install -q --no-index --find-links /stage/wheels -r /stage/requirements.txt
+# The project's wheel last: a code change rebuilds from here (the locked dependencies stay cached).
+COPY project /stage/project
+RUN /opt/pathways/bin/pip install -q --no-index --no-deps /stage/project/jax_pathways-*.whl \
     && /opt/pathways/bin/pip uninstall -q -y pip setuptools \
     && /opt/pathways/bin/pathways worker --help >/dev/null
 

@@ -11,11 +11,15 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     --encoding=UTF8 --locale=C.UTF-8 >/dev/null
   printf 'host all all 0.0.0.0/0 scram-sha-256\nhost all all ::/0 scram-sha-256\n' \
     >>"$PGDATA/pg_hba.conf"
+  [[ "$POSTGRES_PASSWORD" != *$'\n'* ]] || { echo "POSTGRES_PASSWORD: one line" >&2; exit 2; }
   password=${POSTGRES_PASSWORD//\'/\'\'}
-  postgres --single -D "$PGDATA" -j postgres >/dev/null <<SQL
+  # Single-user mode: one statement per line; an error there fails the start (not silent).
+  out=$(postgres --single -D "$PGDATA" postgres 2>&1 <<SQL
 CREATE ROLE $user LOGIN PASSWORD '$password';
 CREATE DATABASE $db OWNER $user;
 SQL
+)
+  if grep -q ERROR <<<"$out"; then echo "$out" >&2; rm -rf "${PGDATA:?}"/*; exit 1; fi
 fi
 exec postgres -D "$PGDATA" -p "${PGPORT:-5432}" -c listen_addresses="${PG_LISTEN:-*}" \
   -c unix_socket_directories=/tmp

@@ -3,12 +3,12 @@
 # (0.0.0.0), REDIS_PASSWORD (optional). The data lives in the volume at /data.
 ARG BASE=python:3.11-slim-bookworm
 FROM ${BASE}
-COPY entrypoint.sh /usr/local/bin/pathways-redis
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
        /usr/share/doc/* /usr/share/man/* \
-    && install -d -o redis -g redis -m 0750 /data \
-    && chmod 0755 /usr/local/bin/pathways-redis
+    && install -d -o redis -g redis -m 0750 /data
+# Last: the entrypoint changes more often than the packages (scripts/images.sh makes it 0755).
+COPY entrypoint.sh /usr/local/bin/pathways-redis
 ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
 USER redis
 CMD ["pathways-redis"]

@@ -5,14 +5,16 @@
 # No course content, key or setting is in the image: COURSE_ROOT and the secrets come at run time.
 ARG BASE=python:3.11-slim-bookworm
 FROM ${BASE} AS build
-COPY requirements.txt gunicorn.conf.py /stage/
+COPY requirements.txt /stage/
 COPY wheels /stage/wheels
 # One venv, then no pip in it: nothing in the image installs anything at run time.
 RUN python3 -m venv /opt/pathways \
-    && /opt/pathways/bin/pip install -q --no-index --find-links /stage/wheels -r /stage/requirements.txt \
-    && /opt/pathways/bin/pip install -q --no-index --no-deps /stage/wheels/jax_pathways-*.whl \
+    && /opt/pathways/bin/pip install -q --no-index --find-links /stage/wheels -r /stage/requirements.txt
+# The project's wheel last: a code change rebuilds from here (the locked dependencies stay cached).
+COPY project /stage/project
+RUN /opt/pathways/bin/pip install -q --no-index --no-deps /stage/project/jax_pathways-*.whl \
     && /opt/pathways/bin/pip uninstall -q -y pip setuptools \
-    && install -D -m 0644 /stage/gunicorn.conf.py /opt/pathways/etc/gunicorn.conf.py \
+    && install -D -m 0644 /stage/project/gunicorn.conf.py /opt/pathways/etc/gunicorn.conf.py \
     && /opt/pathways/bin/pathways serve --help >/dev/null
 
 FROM ${BASE}

@@ -16,7 +16,7 @@ DEPLOY = ROOT / "deploy"
 IMAGES_SH = ROOT / "scripts" / "images.sh"
 DOCKERFILES = sorted((DEPLOY / "docker").glob("*.Dockerfile"))
 # What scripts/images.sh stages into a build context: the only names a COPY may take.
-STAGED = {"requirements.txt", "gunicorn.conf.py", "wheels", "content", "entrypoint.sh"}
+STAGED = {"requirements.txt", "gunicorn.conf.py", "wheels", "project", "content", "entrypoint.sh"}
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.name)
@@ -62,7 +62,7 @@ def test_each_image_installs_its_own_lock_file_and_the_code_it_runs(image: str) 
     lock, packages = IMAGES[image]
     branch = _staged(image)
     assert f"{image} {lock}" in branch or f"\"$image\" {lock}" in branch, branch
-    assert f"project_wheel \"$ctx/wheels\" {' '.join(packages)}\n" in branch, branch
+    assert f"project_wheel \"$ctx/project\" {' '.join(packages)}\n" in branch, branch
     assert "lti_service" not in branch or image == "service"
 
 

@@ -197,10 +197,10 @@ def test_submission_is_graded_in_a_grader_container_and_the_score_reaches_the_lm
     for i in (1, 2):
         inspect = docker("inspect", f"{STACK}-grader-{i}", "--format",
                          "{{.Config.User}} {{.HostConfig.Privileged}} {{.HostConfig.CapAdd}} "
-                         "{{.HostConfig.SecurityOpt}}")
-        assert inspect.startswith("pathways false []"), inspect
-        assert "systempaths=unconfined" in inspect and "seccomp=" in inspect
-        assert "seccomp=unconfined" not in inspect
+                         "{{json .HostConfig.MaskedPaths}} {{.HostConfig.SecurityOpt}}")
+        # systempaths=unconfined: nothing masked; seccomp: our profile, not unconfined.
+        assert inspect.startswith("pathways false [] [] [seccomp={"), inspect[:300]
+        assert '"names":["clone3"]' in inspect
     _submit(stack, "alice")
     score = _wait_for_score(stack, "alice")
     graded = _submission(stack, "alice")
