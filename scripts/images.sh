@@ -37,7 +37,8 @@ project_wheel() {  # DIR PACKAGE...
   files pyproject.toml README.md "$@" | grep -zv '^course/content/' | tar -C "$root" --null -T - -c \
     | tar -C "$src" -x
   rm -rf "$out" && mkdir -p "$out"
-  pip_wheel --no-deps -w "$out" "$src"
+  # Reproducible bytes (zip times from the last commit): an unchanged tree hits the build cache.
+  SOURCE_DATE_EPOCH=$(git -C "$root" log -1 --format=%ct) pip_wheel --no-deps -w "$out" "$src"
   ls "$out"/jax_pathways-*.whl >/dev/null
 }
 

@@ -20,7 +20,8 @@ RUN /opt/pathways/bin/pip install -q --no-index --no-deps /stage/project/jax_pat
 FROM ${BASE}
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
-    && useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/pathways pathways
+    && groupadd --system --gid 10001 pathways \
+    && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/pathways pathways
 COPY --from=build /opt/pathways /opt/pathways
 ENV PATH=/opt/pathways/bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \

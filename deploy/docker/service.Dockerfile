@@ -18,7 +18,8 @@ RUN /opt/pathways/bin/pip install -q --no-index --no-deps /stage/project/jax_pat
     && /opt/pathways/bin/pathways serve --help >/dev/null
 
 FROM ${BASE}
-RUN useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/pathways pathways
+RUN groupadd --system --gid 10001 pathways \
+    && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/pathways pathways
 COPY --from=build /opt/pathways /opt/pathways
 ENV PATH=/opt/pathways/bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
