@@ -55,6 +55,11 @@ context() {  # NAME LOCK [EXTRA REQUIREMENT]: $work/ctx/NAME with wheels/ and re
 build() {  # IMAGE DOCKERFILE CONTEXT
   echo "building $1:$tag from $base" >&2
   local start=$SECONDS
+  # The build stage tagged too: `image prune` below keeps it, so it stays the next build's cache.
+  if grep -q "^FROM .* AS build$" "$2"; then
+    DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
+      --target build -t "$1-build:$tag" -f "$2" "$3" >/dev/null
+  fi
   DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
     -t "$1:$tag" -f "$2" "$3" >/dev/null
   echo "built $1:$tag in $((SECONDS - start)) s: $("$DOCKER" image inspect -f '{{.Size}}' "$1:$tag" \
@@ -90,3 +95,5 @@ for image in "${images[@]}"; do
     *) echo "unknown image $image (service grader-cpu grader-tpu course postgres redis)" >&2; exit 2 ;;
   esac
 done
+# Earlier builds' images, now untagged: vfs keeps each layer whole, so they cost gigabytes.
+"$DOCKER" image prune -f >/dev/null
