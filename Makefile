@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lock bench clean-venv editor
+.PHONY: demo test lint lock bench clean-venv editor images images-test
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -28,6 +28,17 @@ lint: $(STAMP)
 ## Rewrite every lock file (requirements-*.txt, course/requirements-learner.txt) with uv.
 lock: $(STAMP)
 	bash scripts/lock.sh
+
+## The deployment's images without a registry (deploy/README.md): a debootstrap base, wheels
+## from the lock files, service + CPU/TPU grader + course. BASE=python:3.11-slim-bookworm to
+## build on the registry's image instead. Needs root (starts dockerd when none runs).
+images:
+	bash scripts/images.sh
+
+## The images end to end: PostgreSQL, Redis, web, consumer and 2 graders in containers, devlms
+## on this host, a submission graded in a grader's sandbox, a grader killed mid-run, teardown.
+images-test: $(STAMP)
+	bash scripts/images-test.sh
 
 bench: $(STAMP)
 	bash scripts/bench.sh

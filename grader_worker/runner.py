@@ -110,7 +110,7 @@ class SandboxRunner:
                 env=bwrap.sandbox_env(self.config.platform, self.run_uid),
                 platform=self.config.platform, run_uid=self.run_uid,
                 packages=self.config.packages),
-                limits=Limits(wall_s=120, cpu_s=120), cgroup_root=None,
+                limits=Limits(wall_s=120, cpu_s=120), cgroup_root=self.config.cgroup_root,
                 name_prefix=self.tag)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -67,7 +66,9 @@ class GraderWorker:
         self.queues = queues
         self.checks_for = checks_for or course_checks_resolver(config.course_root)
         self.ceiling = ceiling
-        self.id = f"{socket.gethostname()}:{os.getpid()}"
+        # PATHWAYS_GRADER_ID (default: the host name) names the lease holder too: containers on
+        # the host's network share its host name and are all pid 1.
+        self.id = f"{config.worker_name}:{os.getpid()}"
         sweep(config.worker_name, cgroup_root=config.cgroup_root)
         if config.warm:
             from grader_worker.warm import WarmRunner

@@ -46,9 +46,13 @@ def names_in(path: Path) -> set[str]:
     for pattern in PATTERNS:
         for match in pattern.finditer(text):
             found.update(re.findall(NAME, match.group(1)))
-    if path.suffix in {".yml", ".yaml"}:
-        for service in yaml.safe_load(text).get("services", {}).values():
-            found.update(service.get("environment") or {})
+    if path.suffix in {".yml", ".yaml"}:  # Kubernetes manifests: env of every container
+        for doc in yaml.safe_load_all(text):
+            pod = (doc.get("spec") or {}).get("template", {}).get("spec", {})
+            for container in pod.get("containers", []) + pod.get("initContainers", []):
+                found.update(e["name"] for e in container.get("env", []))
+            if doc.get("kind") == "ConfigMap":
+                found.update(doc.get("data") or {})
     return {name for name in found if re.fullmatch(NAME, name)} - FOREIGN
 
 
@@ -70,7 +74,8 @@ def test_the_scan_finds_variables_in_every_kind_of_deploy_file() -> None:
         for n in re.findall(NAME, m.group(1))
     }
     assert "PATHWAYS_FRAME_ANCESTORS" in names_in(DEPLOY / "nginx" / "pathways.conf")
-    assert {"DATABASE_URL", "REDIS_URL"} <= names_in(DEPLOY / "docker-compose.yml")
+    assert {"DATABASE_URL", "REDIS_URL"} <= names_in(DEPLOY / "k8s" / "web.yaml")
+    assert "TOOL_BASE_URL" in names_in(DEPLOY / "k8s" / "namespace.yaml")
     assert "DATABASE_URL" in names_in(DEPLOY / "systemd" / "pathways-worker@.service")
 
 
