@@ -1,4 +1,4 @@
-"""The CPU budget of the lecture-hall paths, beside the floor measured in the same run (issue 23).
+"""Which step of a launch and an answer costs what CPU, beside the floor, in-process (issue 23).
 
 One Flask app (the factory, on a fresh SQLite file or PostgreSQL database), the bench's own
 platform serving its JWKS on loopback, and ``--learners`` learners through the Flask test
@@ -11,9 +11,10 @@ floor. No network, no gunicorn: what is left is the service's own work per reque
 what the budget is about (``checkpoint_load.py`` reads the same ratio from the gunicorn workers
 under load).
 
-Budget: a launch (login + id_token + lesson page) within 4x the floor's three requests, an
-answer within 2x the floor's one. Exits 1 when a ratio is missed; appends one JSON line per
-database to bench/results/cpu_budget.jsonl.
+The ratios printed are the budget's (a launch over the floor's three requests, an answer over
+the floor's one) without gunicorn and HTTP, which both sides pay alike: they read stricter than
+the gate's, which is ``checkpoint_load.py``'s (``bench/_budget.py``), so this script reports and
+does not fail on them. Appends one JSON line per database to bench/results/cpu_budget.jsonl.
 
     .venv/bin/python -P bench/cpu_budget.py [--db sqlite|postgres|both] [--learners 200]
 """
@@ -38,6 +39,7 @@ from lti_service.core.tokens import Launch, seal  # noqa: E402
 from lti_service.lti.service.platforms import add_platform  # noqa: E402
 
 sys.path.append(str(BENCH))
+import _budget  # noqa: E402
 import _floor  # noqa: E402
 import _results  # noqa: E402
 from _platform import BenchPlatform  # noqa: E402
@@ -46,8 +48,8 @@ from profile_paths import CONTENT_ID, LINK_ID, platform_thread  # noqa: E402
 
 JSONL = _results.RESULTS / "cpu_budget.jsonl"
 STEPS = ("login", "launch", "page", "answer")
-LAUNCH_BUDGET = 4.0  # a launch's three requests, over the floor's three
-ANSWER_BUDGET = 2.0  # an answer, over the floor's one request
+LAUNCH_BUDGET = _budget.CPU_LAUNCH_OVER_FLOOR
+ANSWER_BUDGET = _budget.CPU_ANSWER_OVER_FLOOR
 SECRET = "cpu-budget"
 
 
@@ -143,13 +145,13 @@ def run(kind: str, learners: int) -> dict[str, Any]:
 
 def show(row: dict[str, Any]) -> str:
     per = row["cpu_ms_per_step"]
-    verdict = "met" if row["met"] else "MISSED"
+    verdict = "within" if row["met"] else "over"
     return (f"{row['db']:8} {row['learners']} learners, in-process CPU ms per request: "
             f"login {per['login']}, id_token {per['launch']}, page {per['page']}, answer "
             f"{per['answer']}; floor {row['floor_cpu_ms_per_request']}\n"
             f"{'':8} launch {row['cpu_ms_per_launch']} ms = x{row['launch_over_floor']} the "
             f"floor's three (budget x{LAUNCH_BUDGET}); answer x{row['answer_over_floor']} the "
-            f"floor's one (budget x{ANSWER_BUDGET}): {verdict}; load "
+            f"floor's one (budget x{ANSWER_BUDGET}): {verdict} (in-process: read, not gated); load "
             f"{row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
 
 
@@ -160,13 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=Path, default=JSONL)
     args = p.parse_args(argv)
     kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
-    failed = False
     for kind in kinds:
         row = run(kind, max(1, args.learners))
         _results.append(args.results, row)
         print(show(row), flush=True)
-        failed |= not row["met"]
-    return 1 if failed else 0
+    return 0
 
 
 if __name__ == "__main__":
