@@ -3,7 +3,9 @@ queue the score that the placement's counting rule (first, last, best) selects."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -52,6 +54,10 @@ def attempts_of(session: Session, placement_id: int, user_id: int) -> list[Check
 _ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "correct", "variant",
                     "attempt_number", "created_at")
 _INSERT_ATTEMPT = CheckpointAttempt.__table__.insert()
+_EARLIER = (select(CheckpointAttempt.__table__.c.correct)
+            .where(CheckpointAttempt.__table__.c.placement_id == bindparam("placement_id"),
+                   CheckpointAttempt.__table__.c.user_id == bindparam("user_id"))
+            .order_by(CheckpointAttempt.__table__.c.attempt_number))
 # Built once: on the answer path, building a statement cost about what running it did.
 _ATTEMPTS = (select(CheckpointAttempt)
              .where(CheckpointAttempt.placement_id == bindparam("placement_id"),
@@ -59,7 +65,7 @@ _ATTEMPTS = (select(CheckpointAttempt)
              .order_by(CheckpointAttempt.attempt_number))
 
 
-def counted(attempts: list[CheckpointAttempt], counting: str) -> float:
+def counted(attempts: Sequence[Any], counting: str) -> float:
     if not attempts:
         return 0.0
     if counting == "first":
@@ -88,7 +94,9 @@ def answer(
                            f"({keys})", field="choice")
     # One read of the learner's attempts serves the limit and the counted score (the count and
     # the history re-read were the same rows).
-    earlier = attempts_of(session, placement.id, user.id)
+    # Only their correctness, as plain rows on the session's connection (no ORM objects).
+    conn = session.connection()
+    earlier = conn.execute(_EARLIER, {"placement_id": placement.id, "user_id": user.id}).all()
     if len(earlier) >= placement.max_attempts:
         raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
     attempt = CheckpointAttempt(
@@ -103,7 +111,7 @@ def answer(
     )
     # A Core INSERT, not the ORM's unit of work: the flush was a quarter of an answer's CPU
     # (issue 23). The object stays out of the session; a later read loads the row.
-    attempt.id = session.execute(_INSERT_ATTEMPT, {
+    attempt.id = conn.execute(_INSERT_ATTEMPT, {
         name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}).inserted_primary_key[0]
     history = [*earlier, attempt]
     score = counted(history, placement.counting)

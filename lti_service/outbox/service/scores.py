@@ -49,8 +49,9 @@ def record_score(
     # sixth of a checkpoint answer's CPU, issue 23); the row object stays out of the session,
     # with its id: a later read loads the stored row.
     values = {c.key: getattr(row, c.key) for c in _TABLE.columns if getattr(row, c.key) is not None}
-    row.id = session.execute(_TABLE.insert(), values).inserted_primary_key[0]
+    row.id = session.connection().execute(_INSERT, values).inserted_primary_key[0]
     return row
 
 
 _TABLE = ScoreOutbox.__table__
+_INSERT = _TABLE.insert()
