@@ -49,6 +49,7 @@ from lti_service.lti.service.platforms import add_platform  # noqa: E402
 from lti_service.outbox.models import ScoreOutbox  # noqa: E402
 
 sys.path.append(str(BENCH))
+import _budget  # noqa: E402
 import _floor  # noqa: E402
 import _results  # noqa: E402
 from _http import Client, HttpError  # noqa: E402
@@ -394,6 +395,8 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
         "floor": floor, **_results.environment(),
     }
     row["over_floor"] = over_floor(row)
+    row["cpu_over_floor"] = _budget.cpu_over_floor(row)
+    row["targets"] = _budget.targets(row)
     return row
 
 
@@ -451,7 +454,7 @@ def show(row: dict[str, Any]) -> str:
                  f"{row['cpu_ms_per_answer']} ms an answer (floor {fa['cpu_ms_per_request']} ms)")
     text += (f"\n{'':8} floor recorded {floor['recorded']}/{floor['sent']}; load "
              f"{row['loadavg_before'][0]}->{row['loadavg_after'][0]}")
-    return text
+    return text + "\n" + _budget.show(row)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -471,6 +474,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--results", type=Path, default=JSONL)
     p.add_argument("--launch-only", action="store_true",
                    help="launches only, no answers (bench/launch_load.py)")
+    p.add_argument("--gate-latency", action="store_true",
+                   help="fail on missed latency and throughput targets too (the CPU budget "
+                   "always fails a run; see bench/_budget.py)")
     args = p.parse_args(argv)
     try:
         args.size_list = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -504,6 +510,10 @@ def main(argv: list[str] | None = None) -> int:
             log.info("%s", show(row))
             floor = row["floor"]
             failed |= bool(row["errors"] or row["lost"] or floor["recorded"] != floor["sent"])
+            over = _budget.missed(row, gate_latency=args.gate_latency)
+            if over:
+                log.error("%s N=%d missed: %s", kind, n, "; ".join(over))
+                failed = True
     if args.launch_only:
         log.info("wrote %s", args.results)
         return 1 if failed else 0

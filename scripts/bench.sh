@@ -34,6 +34,7 @@ run() {
     status=1
   fi
 }
+run bench/cpu_budget.py --db both --learners 200
 run bench/course_tools.py --skip-check
 run bench/grading.py --submissions 8 --workers 1,2
 run bench/launch_load.py --db both --sizes 200,500

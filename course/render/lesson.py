@@ -243,6 +243,12 @@ def _checkpoint(checkpoint: Checkpoint, links: LessonLinks) -> list[str]:
     return out + ["</form>"]
 
 
+def checkpoint_html(checkpoint: Checkpoint, links: LessonLinks) -> str:
+    """The checkpoint form alone (live or self-check, as ``links`` says), for a caller that
+    rendered the lesson with ``links.checkpoint_slot``."""
+    return "".join(_checkpoint(checkpoint, links))
+
+
 def _exercises(lesson: Lesson, links: LessonLinks) -> list[str]:
     out = [
         "<p><strong>Where to put your code:</strong> append your solution at the bottom of "
@@ -251,7 +257,9 @@ def _exercises(lesson: Lesson, links: LessonLinks) -> list[str]:
     ]
     for ex in lesson.exercises:
         out += _exercise(lesson, ex, links)
-    out += ["<h3>Check your understanding</h3>", *_checkpoint(lesson.checkpoint, links),
+    form = ([links.checkpoint_slot] if links.checkpoint_slot is not None
+            else _checkpoint(lesson.checkpoint, links))
+    out += ["<h3>Check your understanding</h3>", *form,
             "<h3>Diagnose the result</h3>", markdown.block(lesson.diagnose)]
     return out
 

@@ -27,6 +27,9 @@ class LessonLinks:
     checkpoint_method: HTTP method of the live form.
     checkpoint_field: name of the radio field that carries the choice key.
     checkpoint_hidden: extra hidden inputs of the live form (name, value), e.g. a CSRF token.
+    checkpoint_slot: when set, this marker stands where the checkpoint form would be, and the
+        caller puts ``checkpoint_html`` there (the LMS page: the body is shared by every
+        learner, the form has the learner's own variant and choice order).
     exercise_submit: exercise id -> URL of its submit page (LMS only); missing ids show none.
     exercise_panel: exercise id -> HTML placed at the end of that exercise, as given (the
         caller's own markup, e.g. the LMS tool's submit form and attempts; never content text).
@@ -53,6 +56,7 @@ class LessonLinks:
     checkpoint_method: str = "post"
     checkpoint_field: str = "choice"
     checkpoint_hidden: tuple[tuple[str, str], ...] = ()
+    checkpoint_slot: str | None = None
     exercise_submit: Mapping[str, str] = field(default_factory=dict)
     exercise_panel: Mapping[str, str] = field(default_factory=dict)
     show_solutions: bool = True

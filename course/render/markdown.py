@@ -45,6 +45,19 @@ def _parser() -> MarkdownIt:
     return md
 
 
+# A text renders the same every time (pure), and the LMS lesson page renders the same texts
+# for every learner (a checkpoint's choices in the learner's own order, its variant's question):
+# each text is parsed once per process. Bounded; ``renders()`` counts the real renders (the
+# count tests hold a warm page at zero).
+_CACHED_TEXTS = 4096
+
+
+def renders() -> int:
+    """How many Markdown texts this process has parsed (cache misses of ``block``/``inline``)."""
+    return block.cache_info().misses + inline.cache_info().misses
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
 def block(text: str, *, top: int = 4) -> str:
     """Markdown paragraphs, lists, code and math to HTML.
 
@@ -62,6 +75,7 @@ def block(text: str, *, top: int = 4) -> str:
     return md.renderer.render(tokens, md.options, {})
 
 
+@lru_cache(maxsize=_CACHED_TEXTS)
 def inline(text: str) -> str:
     """One line of Markdown (titles, list items, feedback) to HTML without a <p> wrapper."""
     return _parser().renderInline(text).strip()

@@ -19,6 +19,9 @@ from lti_service.core.extensions import db
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 guard = Guard(bp, source="bearer")
+# One instance each (marshmallow schemas keep no per-call state): building a schema costs more
+# than the answer's load and dump together (issue 23, the answer's CPU budget).
+_ANSWER_IN, _ANSWER_OUT = AnswerIn(), AnswerOut()
 
 
 def _json_body() -> dict:
@@ -31,14 +34,14 @@ def _json_body() -> dict:
 @bp.post("/placements/<int:placement_id>/checkpoint-answers")
 @guard(LEARNER, kinds=CHECKPOINT_KINDS)
 def post_answer(access: PlacementAccess) -> tuple[Response, int]:
-    data = AnswerIn().load(_json_body())
+    data = _ANSWER_IN.load(_json_body())
     session = db()
     result = checkpoints.answer(session, placement=access.placement, user=access.user,
                                 checkpoint=access.item.lesson.checkpoint, choice=data["choice"],
                                 graded=has_gradebook_column(access.item.kind,
                                                             access.placement.lineitem_url))
     session.commit()
-    return jsonify(AnswerOut().dump(result)), 201
+    return jsonify(_ANSWER_OUT.dump(result)), 201
 
 
 @bp.get("/placements/<int:placement_id>/my-attempts")

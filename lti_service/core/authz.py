@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from flask import Blueprint, abort, current_app, request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from lti_service.core import content
@@ -164,18 +164,29 @@ def _load(session: Session, launch: Launch,
     One statement instead of three on every guarded request (the placement is None when the
     URL names none or no such row exists).
     """
-    entities: list[Any] = [LmsUser, LmsContext]
+    query = _load_query(placement_id is not None)
+    params = {"user_id": launch.user_id, "context_pk": launch.context_pk}
     if placement_id is not None:
-        entities.append(Placement)
-    query = (select(*entities).select_from(LmsUser)
-             .join(LmsContext, LmsContext.id == launch.context_pk)
-             .where(LmsUser.id == launch.user_id))
-    if placement_id is not None:
-        query = query.outerjoin(Placement, Placement.id == placement_id)
-    row = session.execute(query).first()
+        params["placement_id"] = placement_id
+    row = session.execute(query, params).first()
     if row is None:
         abort(401, "this launch is no longer known: open the activity again from the LMS")
     return row[0], row[1], (row[2] if placement_id is not None else None)
+
+
+@functools.cache
+def _load_query(with_placement: bool) -> Any:
+    """``_load``'s statement, built once (building and keying it per request cost as much as
+    running it)."""
+    entities: list[Any] = [LmsUser, LmsContext]
+    if with_placement:
+        entities.append(Placement)
+    query = (select(*entities).select_from(LmsUser)
+             .join(LmsContext, LmsContext.id == bindparam("context_pk"))
+             .where(LmsUser.id == bindparam("user_id")))
+    if with_placement:
+        query = query.outerjoin(Placement, Placement.id == bindparam("placement_id"))
+    return query
 
 
 def _placement(launch: Launch, placement: Placement | None,

@@ -27,6 +27,11 @@ def _check_line(row: dict, db: str) -> None:
     assert floor["recorded"] == floor["sent"] == 4 * 5
     assert floor["answer"]["ok"] == floor["launch"]["ok"] == 5
     assert floor["answer"]["per_s"] > 0 and row["over_floor"]["answer_p50"] > 0
+    # The CPU budget's ratios are on every line, beside their targets (not gated at N=5).
+    assert row["cpu_over_floor"]["launch"] > 0 and row["cpu_over_floor"]["answer"] > 0
+    assert [t["target"] for t in row["targets"] if t["target"].startswith("cpu")] == [
+        "cpu per launch / floor's 3 requests", "cpu per answer / floor's request"]
+    assert not any(t["gate"] for t in row["targets"])
     for key in ("p50_ms", "p95_ms", "p99_ms"):
         assert 0 < row["answer"][key] < 60_000
     assert len(row["loadavg_before"]) == 3

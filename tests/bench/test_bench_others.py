@@ -61,3 +61,13 @@ def test_grading_bench_grades_through_the_queue(run_bench, tmp_path: Path) -> No
     assert {"per_minute", "median_s", "p95_s", "median_over_bare"} <= set(run)
     assert row["idle"]["one_at_a_time"] and row["idle"]["recorded"] == 1
     assert row["idle"]["median_over_bare"] > 0
+
+
+def test_cpu_budget_bench_splits_the_steps_beside_the_floor(run_bench, tmp_path: Path) -> None:
+    done = run_bench("cpu_budget.py", "--db", "sqlite", "--learners", "3", timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    [row] = json_lines(tmp_path / "results" / "cpu_budget.jsonl")
+    assert set(row["cpu_ms_per_step"]) == {"login", "launch", "page", "answer"}
+    assert all(v > 0 for v in row["cpu_ms_per_step"].values())
+    assert row["floor_cpu_ms_per_request"] > 0 and row["launch_over_floor"] > 0
+    assert "id_token" in done.stdout and "floor" in done.stdout

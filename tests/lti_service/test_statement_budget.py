@@ -1,6 +1,8 @@
-"""SQL statements per request on the paths a lecture hall hits together (issue 12): a login, a
-launch and a checkpoint answer. Counts, not timings: each number is what the code does, so a
-change that adds a query to these paths fails here and has to say why in this file."""
+"""What each request on the paths a lecture hall hits together does (issues 12 and 23): a login,
+a launch, the lesson page and a checkpoint answer. Counts, not timings: SQL statements, lesson
+bodies rendered, Markdown texts parsed and templates rendered per request. Each number is what
+the code does, so a change that adds a query or a render to these paths fails here and has to
+say why in this file."""
 
 from __future__ import annotations
 
@@ -10,11 +12,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import requests
+from flask import template_rendered
 from sqlalchemy import event
 from test_launch_rejections import claims, login, post, sign
 
+from course.render import markdown
 from devlms.browser import Browser
 from lti_service.core.extensions import state
+from lti_service.learner.service import page as lesson_page
 
 # login: platform, nonce upsert, state upsert (no tool key read, no housekeeping DELETEs).
 # launch: nonce check, platform, key-set cache, deployment, user, course+placement (one query),
@@ -25,6 +30,35 @@ from lti_service.core.extensions import state
 #   learner's submissions there (one query for all the lesson's exercises).
 # answer: user+course+placement (one query), attempts, attempt insert, outbox insert.
 BUDGET = {"login": 3, "launch": 7, "page": 3, "lesson_page": 4, "answer": 4}
+
+# Templates per response once the course and the placement have been opened (issue 23): the
+# login and launch answer with redirects, the answer with JSON; a page renders its layout once
+# and, on a lesson placement, each exercise's submit panel. No lesson body and no Markdown text
+# is rendered for a learner after the first one: the body is shared, the checkpoint's texts are
+# cached (a learner's own choice order is assembled from them).
+TEMPLATES = {"login": [], "launch": [], "page": ["lesson.html"], "answer": [],
+             "lesson_page": ["submissions/_panel.html", "lesson.html"]}
+
+
+class Renders:
+    """Lesson bodies rendered, Markdown texts parsed and templates rendered during a block."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.templates = app, []
+        self.bodies = self.markdown = 0
+
+    def _seen(self, _app: Any, template: Any, **_: Any) -> None:
+        self.templates.append(template.name)
+
+    def __enter__(self) -> Renders:
+        self._start = (lesson_page.body_renders(), markdown.renders())
+        template_rendered.connect(self._seen, self.app)
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        template_rendered.disconnect(self._seen, self.app)
+        self.bodies = lesson_page.body_renders() - self._start[0]
+        self.markdown = markdown.renders() - self._start[1]
 
 
 @contextmanager
@@ -46,27 +80,32 @@ def test_login_launch_and_answer_stay_within_their_statements(sqlite_stack) -> N
     stack = sqlite_stack
     # Two first learners make what a lecture hall then shares: the tool key (made at the first
     # login, seen at the second), the cached key set, the course and the placement.
-    for _ in range(2):
+    # Each opens the lesson page, so its body and texts are warm.
+    for n in range(2):
         browser = Browser()
         nonce, state_ = login(stack, browser)
-        assert post(stack, browser, sign(stack, claims(stack, nonce)), state_).status_code == 302
+        body = claims(stack, nonce)
+        body["sub"] = f"warm-learner-{n}"
+        r = post(stack, browser, sign(stack, body), state_)
+        assert r.status_code == 302
+        assert browser.get(stack.tool_url + r.headers["Location"]).status_code == 200
 
-    browser = Browser()
-    with statements(stack) as at_login:
+    browser, renders = Browser(), {}
+    with statements(stack) as at_login, Renders(stack.tool) as renders["login"]:
         nonce, state_ = login(stack, browser)
     body = claims(stack, nonce)
     body["sub"] = "second-learner"
-    with statements(stack) as at_launch:
+    with statements(stack) as at_launch, Renders(stack.tool) as renders["launch"]:
         r = post(stack, browser, sign(stack, body), state_)
     assert r.status_code == 302, r.text[:300]
     location = urlparse(r.headers["Location"])
     token = parse_qs(location.query)["lt"][0]
-    with statements(stack) as at_page:
+    with statements(stack) as at_page, Renders(stack.tool) as renders["page"]:
         page = browser.get(stack.tool_url + r.headers["Location"]
                            if r.headers["Location"].startswith("/") else r.headers["Location"])
     assert page.status_code == 200, page.text[:300]
     placement = location.path.rstrip("/").split("/")[-1]
-    with statements(stack) as at_answer:
+    with statements(stack) as at_answer, Renders(stack.tool) as renders["answer"]:
         answer = requests.post(f"{stack.tool_url}/api/placements/{placement}/checkpoint-answers",
                                json={"choice": "a"}, headers={"X-Pathways-Launch": token},
                                timeout=30)
@@ -84,7 +123,11 @@ def test_login_launch_and_answer_stay_within_their_statements(sqlite_stack) -> N
     (lesson,) = stack.deep_link(["arrays-04"])
     page = stack.launch(browser, lesson["id"], "bob")
     assert "/exercise/arrays-04.exercise.mask-tail/submit" in page.text
-    with statements(stack) as at_lesson_page:
+    with statements(stack) as at_lesson_page, Renders(stack.tool) as renders["lesson_page"]:
         assert browser.get(page.url).status_code == 200
     assert len(at_lesson_page) <= BUDGET["lesson_page"], at_lesson_page
+
+    for step, seen in renders.items():
+        assert (step, seen.bodies, seen.markdown) == (step, 0, 0)
+        assert seen.templates == TEMPLATES[step], (step, seen.templates)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache
@@ -11,26 +12,35 @@ from urllib.parse import urlencode
 
 from markupsafe import Markup
 
-from course.model import Checkpoint, Course, Lesson
-from course.render import LessonLinks, guide_html, lesson_html, setup_html
+from course.model import Checkpoint, Course, Lesson, Phase
+from course.render import LessonLinks, checkpoint_html, guide_html, lesson_html, setup_html
 
-# Rendering a lesson (Markdown, Pygments) costs ~50 ms of CPU and was done on every page view:
-# a class opening the lesson at once queued behind it (bench/checkpoint_load.py). The body
-# only varies with the launch token, so it is rendered once per (lesson, action) with
-# placeholders, and the token is put in by text replacement. Launch tokens (unpadded URL-safe
-# base64) and CSRF tokens (hex) are unchanged by URL or HTML escaping; any other value skips
-# the cache.
+# Rendering a lesson (Markdown, math, Pygments) costs ~50 ms of CPU; a class opening it at once
+# queued behind it (bench/checkpoint_load.py, issues 5 and 23). What depends only on the lesson
+# (its course version) and the placement's form action is rendered once per process, with
+# placeholders for the hidden values and two kinds of slot: the checkpoint form (each learner
+# has their own variant and choice order; it is assembled per request from Markdown the
+# renderer caches per text) and the exercise panels (the learner's attempts). Launch tokens
+# (unpadded URL-safe base64) and CSRF tokens (hex) are unchanged by URL or HTML escaping, so
+# they go in by text replacement; any other value skips the cache.
 _SAFE = re.compile(r"[A-Za-z0-9_.\-]*")
 _PLACEHOLDER = "pathways-hidden-value-{}-3f9c2a"
 _PANEL = "<!--pathways-exercise-panel:{}-->"
-_CACHE_LIMIT = 256
-_Key = tuple[int, int, str, str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
-_cache: dict[_Key, tuple[Lesson, str]] = {}
+_CHECKPOINT = "<!--pathways-checkpoint-form-->"
+_CACHE_LIMIT = 256  # bodies (lesson x placement): ~100-300 kB each
+_Key = tuple[int, int, str, str, tuple[str, ...], tuple[str, ...]]
+_cache: OrderedDict[_Key, tuple[Lesson, str]] = OrderedDict()
 _lock = threading.Lock()
+_stats = {"renders": 0}
 
 
-def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
-            course: Course | None = None, panels: tuple[str, ...] = ()) -> str:
+def body_renders() -> int:
+    """How many lesson bodies this process has rendered (the count tests: 0 on a warm page)."""
+    return _stats["renders"]
+
+
+def _links(lesson: Lesson, action: str, hidden: Mapping[str, str], course: Course | None,
+           panels: tuple[str, ...], slot: str | None) -> tuple[LessonLinks, Phase | None]:
     phase = next((p for p in course.phases if p.id == lesson.phase_id), None) if course else None
     base, query = action.rsplit("/", 1)[0], urlencode(dict(hidden))
     links = LessonLinks(
@@ -45,10 +55,38 @@ def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
         checkpoint_method="post",
         checkpoint_field="choice",
         checkpoint_hidden=tuple(hidden.items()),
+        checkpoint_slot=slot,
         show_solutions=False,
         exercise_panel={ex_id: _PANEL.format(ex_id) for ex_id in panels},
     )
+    return links, phase
+
+
+def _render(lesson: Lesson, action: str, hidden: Mapping[str, str],
+            course: Course | None = None, panels: tuple[str, ...] = (),
+            slot: str | None = None) -> str:
+    links, phase = _links(lesson, action, hidden, course, panels, slot)
+    _stats["renders"] += 1
     return lesson_html(lesson, links=links, project=phase.project if phase else None)
+
+
+def _body(lesson: Lesson, action: str, names: tuple[str, ...], course: Course | None,
+          slots: tuple[str, ...]) -> str:
+    """The shared body of (lesson, course version, action): placeholders for the hidden
+    values, the checkpoint slot and the panels' slots."""
+    key = (id(lesson), id(course), lesson.revision, action, names, slots)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] is lesson:
+            _cache.move_to_end(key)
+            return hit[1]
+    placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
+    html = _render(lesson, action, placeholders, course, slots, _CHECKPOINT)
+    with _lock:
+        _cache[key] = (lesson, html)
+        while len(_cache) > _CACHE_LIMIT:
+            _cache.popitem(last=False)
+    return html
 
 
 def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
@@ -56,27 +94,19 @@ def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
                     checkpoint: Checkpoint | None = None,
                     panels: Mapping[str, Markup] | None = None) -> Markup:
     """The lesson body; ``course`` names prerequisites by title and places it in its phase;
-    ``checkpoint``: the learner's own view of the lesson's checkpoint (choice order);
+    ``checkpoint``: the learner's own view of the lesson's checkpoint (variant, choice order);
     ``panels``: exercise id -> the learner's submit form and attempts, put under the exercise
     (per learner, so after the cached render)."""
     values = dict(hidden)
-    shown = lesson if checkpoint is None else replace(lesson, checkpoint=checkpoint)
     slots = tuple(panels or {})
     if not all(_SAFE.fullmatch(k) and _SAFE.fullmatch(v) for k, v in values.items()):
+        shown = lesson if checkpoint is None else replace(lesson, checkpoint=checkpoint)
         return _with_panels(_render(shown, action, values, course, slots), panels)
     names = tuple(values)
-    order = tuple(c.key for c in shown.checkpoint.choices)
-    key = (id(lesson), id(course), lesson.revision, action, names, order, slots)
-    with _lock:
-        hit = _cache.get(key)
-    if hit is None or hit[0] is not lesson:
-        placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
-        hit = (lesson, _render(shown, action, placeholders, course, slots))
-        with _lock:
-            if len(_cache) >= _CACHE_LIMIT:
-                _cache.clear()
-            _cache[key] = hit
-    html = hit[1]
+    placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
+    form = checkpoint_html(checkpoint or lesson.checkpoint, LessonLinks(
+        figure="", checkpoint_action=action, checkpoint_hidden=tuple(placeholders.items())))
+    html = _body(lesson, action, names, course, slots).replace(_CHECKPOINT, form, 1)
     for i, name in enumerate(names):
         html = html.replace(_PLACEHOLDER.format(i), values[name])
     return _with_panels(html, panels)

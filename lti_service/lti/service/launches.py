@@ -8,16 +8,17 @@ link writes only the nonce; rows change only when a claim did.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lti_service.core.errors import LaunchRejected, excerpt
-from lti_service.core.models import LmsContext, LmsUser, Placement, Platform
+from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
 from lti_service.lti.models import UsedNonce
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -80,6 +81,26 @@ def _cut(text: object, limit: int) -> str:
     return text[:limit] if isinstance(text, str) else ""
 
 
+# The launch's statements, built once (bind parameters): building and cache-keying a statement
+# per request cost about what running it did (issue 23).
+_USER = select(LmsUser).where(LmsUser.platform_id == bindparam("platform_id"),
+                              LmsUser.sub == bindparam("sub"))
+_NONCE = UsedNonce.__table__.insert()
+
+
+@functools.cache
+def _context_query(is_link: bool) -> Any:
+    """The course and, for a link, its placement in one query (a lecture hall's launches all
+    find both)."""
+    query = select(LmsContext).where(LmsContext.platform_id == bindparam("platform_id"),
+                                     LmsContext.context_id == bindparam("context_id"))
+    if is_link:
+        query = query.add_columns(Placement).outerjoin(
+            Placement, (Placement.context_id == LmsContext.id)
+            & (Placement.resource_link_id == bindparam("link_id")))
+    return query
+
+
 def record_launch(
     session: Session,
     platform: Platform,
@@ -94,9 +115,7 @@ def record_launch(
     context_claim = body.get(CLAIM + "context") or {}
     if not context_claim.get("id"):
         raise LaunchRejected("the launch has no context (LMS course) claim: launch from a course")
-    user = session.scalar(
-        select(LmsUser).where(LmsUser.platform_id == platform.id, LmsUser.sub == body["sub"])
-    )
+    user = session.scalar(_USER, {"platform_id": platform.id, "sub": body["sub"]})
     if user is None:
         user = LmsUser(platform_id=platform.id, sub=body["sub"])
         session.add(user)
@@ -108,13 +127,10 @@ def record_launch(
     link_id = body[CLAIM + "resource_link"]["id"] if is_link else None
     # The course and, for a link, its placement in one query (a lecture hall's launches all
     # find both).
-    query = select(LmsContext).where(LmsContext.platform_id == platform.id,
-                                     LmsContext.context_id == context_claim["id"])
+    params = {"platform_id": platform.id, "context_id": context_claim["id"]}
     if is_link:
-        query = query.add_columns(Placement).outerjoin(
-            Placement, (Placement.context_id == LmsContext.id)
-            & (Placement.resource_link_id == link_id))
-    found = session.execute(query).first()
+        params["link_id"] = link_id
+    found = session.execute(_context_query(is_link), params).first()
     context = found[0] if found else None
     placement: Placement | None = found[1] if found and is_link else None
     if context is None:
@@ -162,9 +178,9 @@ def record_launch(
             placement.ags_scopes = list(ags["scope"])
         session.flush()
 
-    try:
-        session.add(UsedNonce(platform_id=platform.id, nonce=str(body["nonce"])))
-        session.flush()
+    try:  # a Core INSERT: nothing reads the row back in this request
+        session.execute(_NONCE, {"platform_id": platform.id, "nonce": str(body["nonce"]),
+                                 "used_at": utcnow()})
     except IntegrityError as exc:
         raise LaunchRejected("this launch was already used (nonce replay): launch again "
                              "from the LMS") from exc
