@@ -348,10 +348,11 @@ def _calls(raw: Any, body: bytes) -> CapturedCalls | None:
 
 
 def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD,
-                budget_s: float = PARSE_BUDGET_S) -> CapturedValues:
+                budget_s: float | None = None) -> CapturedValues:
     """Parse a harness report (see harness.py for the format); raises only ``ValuesError``
-    (``BudgetExceeded`` when the parse took more than ``budget_s`` of this thread's CPU)."""
-    budget = _Budget(budget_s)
+    (``BudgetExceeded`` when the parse took more than ``budget_s``, default
+    ``PARSE_BUDGET_S``, of this thread's CPU)."""
+    budget = _Budget(PARSE_BUDGET_S if budget_s is None else budget_s)
     if not isinstance(payload, bytes | bytearray | memoryview):
         raise _fail(f"expected bytes, got {type(payload).__name__}")
     if not payload:
