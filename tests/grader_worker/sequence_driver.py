@@ -4,7 +4,11 @@ Run by test_sealed_runs.py as the worker runs: as root or as an unprivileged wor
 or warm (PATHWAYS_GRADER_WARM). Not a test module: it runs outside pytest, under the uid the
 test chose, so the runs it makes are what that worker's would be.
 
-    python sequence_driver.py PROGRAM.py [PROGRAM.py ...]
+    python sequence_driver.py [--grade] PROGRAM.py [PROGRAM.py ...]
+
+``--grade``: each program is graded (``grade`` with the test exercise's checks) and its outcome
+and score reported too. Once the runner is closed, the cgroup reaper is given a minute to
+remove what did not empty in time; what it still holds is reported.
 
 Each program is a different learner's. The report holds, per run, what the program printed,
 how it ended, and the warm cgroup's memory use once it ended (warm runs only).
@@ -15,10 +19,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
+
+from grader_helpers import FIXTURE_CHECKS, make_job
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
+from grader_worker.grading import grade
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox import cgroups
@@ -45,9 +53,18 @@ def main() -> int:
     runner = (WarmRunner(config, HARNESS_PATH, ceiling=LIMITS) if config.warm
               else SandboxRunner(config, HARNESS_PATH))
     runs = []
+    grading = sys.argv[1] == "--grade"
     try:
-        for path in sys.argv[1:]:
-            out = runner.run(Path(path).read_text(), (), LIMITS)
+        for path in sys.argv[1 + grading:]:
+            source = Path(path).read_text()
+            if grading:
+                result = grade(make_job(source, submission_id=Path(path).stem), runner=runner,
+                               checks_for=lambda _: FIXTURE_CHECKS, ceiling=LIMITS)
+                runs.append({"program": Path(path).name, "outcome": result.outcome,
+                             "score": result.score, "feedback": result.feedback,
+                             "stdout": result.stdout, "stderr": result.stderr[-3000:]})
+                continue
+            out = runner.run(source, (), LIMITS)
             runs.append({"program": Path(path).name, "returncode": out.returncode,
                          "stdout": out.stdout.decode(errors="replace"),
                          "stderr": out.stderr.decode(errors="replace")[-3000:],
@@ -55,8 +72,13 @@ def main() -> int:
                          "warm_memory": _memory_bytes(runner)})
     finally:
         runner.close()
+    deadline = time.monotonic() + 60
+    while cgroups.REAPER.pending() and time.monotonic() < deadline:
+        time.sleep(0.5)
     print(json.dumps({"uid": os.getuid(), "warm": config.warm, "runs": runs,
-                      "reaper_pending": len(cgroups.REAPER.pending())}))
+                      "reaper_pending": len(cgroups.REAPER.pending()),
+                      "reaper_removed": cgroups.REAPER.removed,
+                      "tag": runner.tag}))
     return 0
 
 
