@@ -8,5 +8,6 @@ for place in ["/", "/grader", "/dev", "/dev/shm", "/tmp", "/home/learner", "/etc
         names = os.listdir(place)
     except OSError:
         continue
-    found += [f"{place}/{n}" for n in names if n in ("zz-poison.pth", "sitecustomize.py") or n.startswith("big")]
+    planted = ("zz-poison.pth", "sitecustomize.py")
+    found += [f"{place}/{n}" for n in names if n in planted or n.startswith("big")]
 print(json.dumps({"found": found, "poison": os.environ.get("POISON", "")}))
