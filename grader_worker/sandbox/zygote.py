@@ -195,8 +195,11 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
     """The run's own namespaces and files, then its init. Never returns."""
     code = SETUP_FAILED
     try:
-        os.dup2(fds.pop("stdout"), 1)
-        os.dup2(fds.pop("stderr"), 2)
+        for target, name in ((1, "stdout"), (2, "stderr")):  # no second copy for the program
+            fd = fds.pop(name)
+            if fd != target:
+                os.dup2(fd, target)
+                os.close(fd)
         go = fds.pop("go")
         if os.read(go, 1) != b"g":  # the worker has not placed us in the run's cgroup
             return
