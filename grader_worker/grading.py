@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from course.checks import (
+    BudgetExceeded,
     CapturedValues,
     ChecksError,
     CheckSuite,
@@ -179,10 +180,22 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            "was stopped. Print less (no printing inside big loops).")
         return
     sig = run.signal
+    if run.timed_out and not _cpu_spent(run, limits):
+        # The wall clock ran out before the program's own CPU time (its cgroup's) reached the
+        # CPU limit: a starved host or a program that waits; never charged, retried.
+        result.outcome = "host_timeout"
+        result.feedback = (f"Your program did not finish within {limits.wall_s:g} seconds "
+                           f"although it used only {run.cpu_s or 0:.1f} of its {limits.cpu_s} "
+                           "CPU seconds: the grader was busy, or the program waited (a long "
+                           "sleep or input()). It will be retried; it does not count as an "
+                           "attempt.")
+        return
     if run.timed_out:
         result.outcome = "timeout"
-        result.feedback = (f"Your program did not finish within {limits.wall_s:g} seconds and "
-                           "was stopped. Look for an endless loop, a long sleep or input().")
+        result.feedback = (f"Your program used its {limits.cpu_s} CPU seconds without "
+                           f"finishing within {limits.wall_s:g} seconds and was stopped. Look "
+                           "for an endless loop or a computation far larger than the exercise "
+                           "needs.")
         return
     if _cpu_limit_hit(run, limits):
         result.outcome = "timeout"
@@ -196,6 +209,14 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
         return
     try:
         captured = read_values(run.values, max_bytes=limits.values_bytes)
+    except BudgetExceeded as exc:  # the trusted side's own limit: end the job, not charged
+        logger.error("grading report past the trusted budget", extra={"error": str(exc)})
+        result.outcome = "not_gradable"
+        result.feedback = ("The grader could not read your program's results within its own "
+                           "time budget (a limit of the grader, not of your program). This "
+                           "submission is not graded and does not count as an attempt; print "
+                           "less and keep the checked values small, then submit again.")
+        return
     except ValuesError:
         result.outcome = "sandbox_violation"
         how = f"it was killed by signal {sig}" if sig else f"it exited with status {run.returncode}"
@@ -204,6 +225,11 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            "grader's files; let the program run to its end.")
         return
     _from_captured(captured, suite, result, prepared, source)
+
+
+def _cpu_spent(run: RunOutcome, limits: Limits) -> bool:
+    """The run's own CPU time (its cgroup's accounting) reached the CPU limit."""
+    return run.cpu_s is not None and run.cpu_s >= CPU_LIMIT_SHARE * limits.cpu_s
 
 
 def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:

@@ -80,7 +80,8 @@ class SandboxRunner:
                     packages=self.config.packages, calls_fd=calls_fd)
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
-                               name_prefix=self.tag, pass_fds=fds)
+                               name_prefix=self.tag, pass_fds=fds,
+                               require_cgroup=not self.config.allow_no_cgroup)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -111,7 +112,7 @@ class SandboxRunner:
                 platform=self.config.platform, run_uid=self.run_uid,
                 packages=self.config.packages),
                 limits=Limits(wall_s=120, cpu_s=120), cgroup_root=self.config.cgroup_root,
-                name_prefix=self.tag)
+                name_prefix=self.tag, require_cgroup=not self.config.allow_no_cgroup)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         try:

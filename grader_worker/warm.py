@@ -5,7 +5,8 @@ initialised a backend can fork safely, so the zygote (sandbox/zygote.py) imports
 the same bwrap sandbox as a cold run, and each run is forked from it.
 
 Isolation equal to a cold run: each run gets its own mount, IPC and PID namespaces, a fresh
-tmpfs /tmp and home (size and inode limits; gone with the namespace), the seccomp filter, no
+tmpfs /tmp, /dev/shm and home (a cold run's sizes; gone with the namespace), the rest of the
+filesystem read-only, the seccomp filter, no
 capabilities, and its own cgroup with the job's memory and pids limits (inside the warm
 cgroup). The program cannot see or signal the zygote (another PID namespace) nor its own init
 (another uid when the worker is root, as bwrap's pid 1 is root in a cold run).
@@ -45,7 +46,6 @@ START_TIMEOUT_S = 120.0  # importing JAX on a loaded machine
 REPLY_TIMEOUT_S = 10.0  # a fork, or the status once the run's processes are killed
 PING_TIMEOUT_S = 5.0  # a responsive zygote answers in a millisecond; a stopped one never
 MAX_LINE = 4096
-RUN_INODES = 262144  # more than a cold run needs for 100k directories; each costs the run memory
 
 
 def disk_mb(limits: Limits) -> int:
@@ -223,8 +223,7 @@ class Zygote:
             os.lseek(calls_fd, 0, os.SEEK_SET)
             files.append(calls_fd)
         request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
-                   "calls": calls is not None,
-                   "inodes": RUN_INODES, "rlimits": {
+                   "calls": calls is not None, "rlimits": {
                        "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
                        "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
                        "RLIMIT_NOFILE": [limits.nofile] * 2, "RLIMIT_CORE": [0, 0],
@@ -276,6 +275,9 @@ class Zygote:
             for r, _ in pipes.values():
                 os.close(r)
             out.oom_killed = group.oom_killed()
+            measured = group.cpu_seconds()  # the run's cgroup: every process, reaped or not
+            if measured is not None:
+                out.cpu_s = measured
             group.remove()
             out.wall_s = time.monotonic() - start
         return out

@@ -22,7 +22,16 @@ OUTCOMES = (
     "output_limit",
     "sandbox_violation",
     "infrastructure_error",
+    "host_timeout",
+    "not_gradable",
 )
+HOST_OUTCOMES = ("infrastructure_error", "host_timeout")
+"""Outcomes caused by the host, not the program: the job is retried, nothing is charged.
+``host_timeout``: the run was killed at its wall-clock limit before its own CPU time (the
+cgroup's) reached the CPU limit, so the host (a starved CPU), not the program, ran out of time."""
+FINAL_NOT_CHARGED = ("not_gradable",)
+"""Outcomes that end the job without a score and without a retry: the trusted process could not
+grade the report within its own budget (retrying would spend another worker the same way)."""
 CHECK_STATUSES = ("passed", "failed", "error")
 VISIBILITIES = ("visible", "hidden")
 

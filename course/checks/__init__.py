@@ -30,6 +30,7 @@ from course.checks.functions import (
 )
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
+    BudgetExceeded,
     CallResult,
     CapturedCalls,
     CapturedValue,
@@ -43,6 +44,7 @@ HARNESS_PATH = Path(__file__).with_name("harness.py")
 
 __all__ = [
     "HARNESS_PATH",
+    "BudgetExceeded",
     "Call",
     "CallResult",
     "CapturedCalls",

@@ -28,24 +28,62 @@ def _input_text(call: Call) -> str:
     return f"{call.label}: {called}({', '.join(_arg_text(a) for a in call.args)})"
 
 
+_NUMERIC = "biuf"  # bool, int, unsigned, float: compared as float64 (dtype is its own check)
+
+
+def _as_numbers(value: object, kind: str) -> np.ndarray | None:
+    """``value`` as an array of the reference's kind (complex kept complex), or None when its
+    own kind is not numeric or would lose information in that cast (a complex value where
+    the reference is real: its imaginary part is not dropped)."""
+    array = np.asarray(value)
+    if array.dtype.kind not in _NUMERIC + "c" or (array.dtype.kind == "c" and kind != "c"):
+        return None
+    return array.astype(np.complex128 if kind == "c" else np.float64)
+
+
 def _differ(got: CapturedValue, want: CapturedValue, spec: FunctionExercise,
             index: int = 0) -> str | None:
+    """Compared by the reference's kind: text as text; numbers as numbers of that kind, the
+    learner's value required to be of a kind that casts to it without loss."""
     if got.kind not in ("array", "scalar"):
         return f"returned {got.type or 'nothing usable'} ({got.reason or got.kind})"
     if want.kind == "scalar" and isinstance(want.value, str):
         return None if got.value == want.value else f"returned {got.value!r}, expected " \
                                                      f"{want.value!r}"
-    try:
-        actual = np.asarray(got.value, dtype=np.float64)
-        expected = np.asarray(want.value, dtype=np.float64)
-    except (TypeError, ValueError):
-        return f"returned {show(got.value)}, which is not numeric"
+    kind = np.asarray(want.value).dtype.kind
+    if kind not in _NUMERIC + "c":  # None, or an array of another kind: equal, or not
+        same = got.kind == want.kind and np.array_equal(np.asarray(got.value),
+                                                        np.asarray(want.value))
+        return None if same else f"returned {show(got.value)}, expected {show(want.value)}"
+    actual = _as_numbers(got.value, kind)
+    if actual is None:
+        what = "complex" if np.asarray(got.value).dtype.kind == "c" else "not numeric"
+        return f"returned {show(got.value)}, which is {what}"
+    expected = np.asarray(want.value).astype(actual.dtype)
     if actual.shape != expected.shape:
         return f"returned shape {actual.shape}, expected {expected.shape}"
     rtol, atol = spec.tolerances.get(index, (spec.rtol, spec.atol))
     if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
         return f"returned {show(actual)}, expected {show(expected)}"
     return None
+
+
+def _same_argument(before: CapturedValue, after: CapturedValue) -> bool:
+    """An argument after the learner's call is the reference's argument after its call: same
+    kind, dtype and values. One that can no longer be read (deleted, replaced by something
+    the harness cannot capture) has changed."""
+    if before.kind != after.kind or before.kind not in ("array", "scalar"):
+        return before.kind == after.kind == "missing"
+    if before.kind == "scalar":
+        same_nan = isinstance(before.value, float) and isinstance(after.value, float) \
+            and before.value != before.value and after.value != after.value
+        return type(before.value) is type(after.value) and (before.value == after.value
+                                                           or same_nan)
+    mine, theirs = np.asarray(after.value), np.asarray(before.value)
+    if mine.dtype != theirs.dtype or mine.shape != theirs.shape:
+        return False
+    nan_aware = theirs.dtype.kind in "fc"
+    return bool(np.array_equal(theirs, mine, equal_nan=nan_aware))
 
 
 def compare(got: CallOutputs, want: CallOutputs, spec: FunctionExercise) -> str | None:
@@ -129,13 +167,12 @@ def _unchanged(spec: FunctionExercise) -> Callable[[Values], None]:
         calls, expected = v.captured.calls, v.expected.calls if v.expected else None
         assert calls is not None and expected is not None
         for call, mine, theirs in zip(v.inputs, calls.results, expected.results, strict=True):
+            if len(mine.inputs_after) != len(theirs.inputs_after):
+                raise CheckFailed(f"the arguments could not be read after the call on "
+                                  f"{call.label}: never modify the ones you were given")
             for index, (after, before) in enumerate(zip(mine.inputs_after, theirs.inputs_after,
-                                                        strict=False)):
-                if after.kind != "array" or before.kind != "array":
-                    continue
-                if not np.array_equal(np.asarray(before.value, dtype=np.float64),
-                                      np.asarray(after.value, dtype=np.float64),
-                                      equal_nan=True):
+                                                        strict=True)):
+                if not _same_argument(before, after):
                     raise CheckFailed(f"argument {index} changed during the call on "
                                       f"{call.label}: return a new array, never modify the "
                                       "one you were given")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import io
 import json
 import math
-import re
 import struct
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +35,33 @@ entry); anything deeper is not ours."""
 MAX_INT_DIGITS = 20
 """The harness sends integers beyond 2**63 as floats; longer digit strings are an attack."""
 MAX_ELEMENTS = 1 << 28
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+PARSE_BUDGET_S = 2.0
+"""CPU seconds of this thread the whole parse of one report may take (each step is linear in
+the report's size, so a report within its size bounds takes milliseconds; the budget is the
+backstop: a parse past it is abandoned at the next step, not finished)."""
 
 
 class ValuesError(CourseError):
     """The harness report is missing, truncated, oversized or malformed."""
+
+
+class BudgetExceeded(ValuesError):
+    """Reading the report took more of the trusted thread's CPU than its budget: the job is not
+    gradable (never the learner's fault, never retried on another worker's CPU)."""
+
+
+class _Budget:
+    """The trusted thread's CPU deadline for one parse, checked between its (linear) steps."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.start = time.thread_time()
+
+    def check(self, step: str) -> None:
+        spent = time.thread_time() - self.start
+        if spent > self.seconds:
+            raise BudgetExceeded(f"the grading report took {spent:.2f} s of the grader's CPU "
+                                 f"(budget {self.seconds:g} s) at {step}")
 
 
 @dataclass(frozen=True)
@@ -200,12 +222,45 @@ def _error(raw: Any) -> ProgramError | None:
                         str(raw.get("text", "")))
 
 
-def _depth(text: bytes) -> int:
-    """Deepest bracket nesting of a JSON text, outside strings (without parsing it)."""
-    codes = np.frombuffer(_STRINGS.sub(b"", text), dtype=np.uint8)
-    steps = ((codes == ord("[")) | (codes == ord("{"))).astype(np.int32)
-    steps -= (codes == ord("]")) | (codes == ord("}"))
-    return int(np.cumsum(steps, out=steps).max()) if len(steps) else 0
+_CHUNK = 64 * 1024
+
+
+def _depth(text: bytes, stop_above: int = MAX_DEPTH) -> int:
+    """Deepest bracket nesting of a JSON text, outside strings, without parsing it: a byte-level
+    state machine run as vectorised passes over 64 KiB chunks (state carried between them),
+    each pass linear in the chunk, memory a few times the chunk (no regex: a string that never
+    closes made the old one quadratic, 17 s of CPU for 48 KB). A quote is escaped when an odd
+    run of backslashes precedes it; unescaped quotes toggle "inside a string". Where this
+    disagrees with JSON (a backslash outside a string) the text is not JSON, and ``json`` stops
+    there, no deeper than what was counted up to it. An unclosed string is refused; the scan
+    stops at the first chunk deeper than ``stop_above``."""
+    inside, run_before, depth, deepest = 0, 0, 0, 0
+    for begin in range(0, len(text), _CHUNK):
+        codes = np.frombuffer(text, dtype=np.uint8, count=min(_CHUNK, len(text) - begin),
+                              offset=begin)
+        index = np.arange(len(codes), dtype=np.int32)
+        backslash = codes == ord("\\")
+        last_other = np.where(backslash, -1, index)
+        np.maximum.accumulate(last_other, out=last_other)
+        run = index - last_other  # backslashes ending at each byte (this chunk's part)
+        run[last_other < 0] += run_before
+        escaped = np.empty(len(codes), dtype=bool)
+        escaped[0] = run_before % 2 == 1
+        escaped[1:] = run[:-1] % 2 == 1
+        quotes = np.cumsum((codes == ord('"')) & ~escaped, dtype=np.int32)
+        outside = (quotes + inside) % 2 == 0  # a closing quote counts as outside
+        steps = (((codes == ord("[")) | (codes == ord("{"))) & outside).astype(np.int32)
+        steps -= ((codes == ord("]")) | (codes == ord("}"))) & outside
+        levels = np.cumsum(steps, out=steps)
+        deepest = max(deepest, depth + int(levels.max()))
+        if deepest > stop_above:
+            return deepest
+        depth += int(levels[-1])
+        inside = (inside + int(quotes[-1])) % 2
+        run_before = int(run[-1])
+    if inside:
+        raise _fail("its header has a string that never closes")
+    return deepest
 
 
 def _bounded_int(digits: str) -> int:
@@ -221,9 +276,13 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
-def _header(raw: bytes) -> Any:
-    """The JSON header, its depth and integers bounded before anything is built."""
-    if _depth(raw) > MAX_DEPTH:
+def _header(raw: bytes, budget: _Budget) -> Any:
+    """The JSON header, its depth and integers bounded before anything is built. Every step is
+    linear in the header: the depth scan above, then ``json`` (a C scanner; integers are capped
+    at MAX_INT_DIGITS before ``int`` sees them, floats are parsed by a linear ``float``)."""
+    depth = _depth(raw)
+    budget.check("the header's nesting")
+    if depth > MAX_DEPTH:
         raise _fail(f"its header nests deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(raw.decode("utf-8"), parse_int=_bounded_int,
@@ -299,8 +358,12 @@ def _calls(raw: Any, body: bytes) -> CapturedCalls | None:
     return CapturedCalls(raw["function"], raw.get("defined") is True, tuple(parsed), found)
 
 
-def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValues:
-    """Parse a harness report (see harness.py for the format); raises only ``ValuesError``."""
+def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD,
+                budget_s: float | None = None) -> CapturedValues:
+    """Parse a harness report (see harness.py for the format); raises only ``ValuesError``
+    (``BudgetExceeded`` when the parse took more than ``budget_s``, default
+    ``PARSE_BUDGET_S``, of this thread's CPU)."""
+    budget = _Budget(PARSE_BUDGET_S if budget_s is None else budget_s)
     if not isinstance(payload, bytes | bytearray | memoryview):
         raise _fail(f"expected bytes, got {type(payload).__name__}")
     if not payload:
@@ -314,7 +377,8 @@ def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValu
     start = len(MAGIC) + 8
     if header_length > MAX_HEADER or start + header_length > len(payload):
         raise _fail(f"its header length {header_length} is impossible")
-    header = _header(payload[start : start + header_length])
+    header = _header(payload[start : start + header_length], budget)
+    budget.check("the header")
     if not isinstance(header, dict) or header.get("version") != 1:
         raise _fail("its header is not a version-1 mapping")
     names = header.get("names")
@@ -326,6 +390,9 @@ def read_values(payload: bytes, *, max_bytes: int = MAX_PAYLOAD) -> CapturedValu
         raise _fail("`completed` is not true or false")
     body = payload[start + header_length :]
     _check_spans(header, body)
+    budget.check("the arrays' spans")
     values = {str(name): _entry(str(name), raw, body) for name, raw in names.items()}
-    return CapturedValues(completed, _error(header.get("error")), values,
-                          _calls(header.get("calls"), body))
+    budget.check("the values")
+    calls = _calls(header.get("calls"), body)
+    budget.check("the calls")
+    return CapturedValues(completed, _error(header.get("error")), values, calls)

@@ -32,6 +32,8 @@ WORK = "/home/learner"
 GRADER = "/grader"
 SYSTEM_RO = ("/usr", "/etc/alternatives", "/etc/ld.so.cache", "/etc/ssl", "/etc/localtime")
 TPU_DEVICES = ("/dev/accel*", "/dev/vfio")
+SHM_IDLE_BYTES = 1024 * 1024
+"""/dev/shm of a sandbox without a disk limit (the warm parent: each run mounts its own)."""
 
 
 def bwrap_path() -> str:
@@ -112,7 +114,14 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
             cmd += ["--ro-bind", f"/{name}", f"/{name}"]
     # The private /tmp comes before the interpreter's binds: a venv that lives under /tmp (a
     # checkout in /tmp, as CI may make) must be bound on top of it, not hidden by it.
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", *size, "--tmpfs", "/tmp"]
+    # /proc/1 is bubblewrap's init: with an unprivileged worker it has the program's uid and
+    # is dumpable, so its /proc/1/mem would let the program rewrite it. Masked by an empty
+    # read-only tmpfs (the program cannot unmount it: the seccomp filter refuses umount).
+    # /dev/shm is a tmpfs of its own, bounded like /tmp; /dev itself ends read-only.
+    shm = ["--size", str(disk_bytes or SHM_IDLE_BYTES)]
+    cmd += ["--proc", "/proc", "--perms", "0555", "--size", "4096", "--tmpfs", "/proc/1",
+            "--remount-ro", "/proc/1", "--dev", "/dev", "--perms", "1777", *shm, "--tmpfs",
+            "/dev/shm", "--perms", "1777", *size, "--tmpfs", "/tmp"]
     made: set[str] = {"/tmp", "/etc"}
     roots = python_roots(python, view)
     bound = ["/usr"]
@@ -142,6 +151,10 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
                 cmd += ["--dev-bind", dev, dev]
+    # Nothing but the run's tmpfs (home, /tmp, /dev/shm) is writable: with an unprivileged
+    # worker bwrap's root tmpfs (/, /grader, /etc's directory) and --dev tmpfs belong to the
+    # program's uid, unbounded by disk_mb, and a warm sandbox's would outlive the run.
+    cmd += ["--remount-ro", "/dev", "--remount-ro", "/"]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     if seccomp_fd is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,11 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 CGROUP_FS = Path("/sys/fs/cgroup")
+REMOVE_WAIT_S = 10.0
+"""How long a run's end waits for its cgroup to empty: the last process of a run leaves it
+only once its mount namespace (a tmpfs of 300k inodes: seconds) is torn down. Past it the
+reaper takes over."""
+REAP_EVERY_S = 1.0
 
 
 def _own_paths() -> dict[str, str]:
@@ -110,26 +116,107 @@ class RunCgroup:
                     group.oom_file = d / "memory.events"
                 if (d / "pids.max").exists():
                     (d / "pids.max").write_text(str(pids))
+                if (d / "cpuacct.usage").exists():
+                    group.cpu_file = d / "cpuacct.usage"
+                elif (d / "cpu.stat").exists() and group.cpu_file is None:
+                    group.cpu_file = d / "cpu.stat"
         except OSError:
             group.remove()
             raise
         return group
 
-    def remove(self) -> None:
-        """Kill everything in it (child cgroups first) and remove it."""
+    def populated(self) -> bool:
+        """Whether a process (or a child cgroup) is still in it: v2's ``cgroup.events``
+        ``populated``; v1 has no such file in every hierarchy, so its ``cgroup.procs`` and
+        child directories are read."""
+        for d in self.dirs:
+            if not d.exists():
+                continue
+            events = d / "cgroup.events"
+            with contextlib.suppress(OSError):
+                if events.exists():
+                    if "populated 1" in events.read_text():
+                        return True
+                    continue
+                if (d / "cgroup.procs").read_text().split() or \
+                        any(p.is_dir() for p in d.iterdir()):
+                    return True
+        return False
+
+    def try_remove(self) -> bool:
+        """One pass: kill what is left, remove what is empty (children first); True when
+        every directory is gone."""
         for d in self.dirs:
             for sub in [p for p in d.iterdir() if p.is_dir()] if d.exists() else []:
-                RunCgroup(dirs=[sub], procs_files=[sub / "cgroup.procs"]).remove()
-        for _ in range(50):
-            self.kill_all()
-            left = [d for d in self.dirs if d.exists()]
-            for d in left:
+                RunCgroup(dirs=[sub], procs_files=[sub / "cgroup.procs"]).try_remove()
+        self.kill_all()
+        for d in self.dirs:
+            if d.exists() and not RunCgroup(dirs=[d]).populated():
                 with contextlib.suppress(OSError):
                     d.rmdir()
-            if not any(d.exists() for d in self.dirs):
-                return
+        return not any(d.exists() for d in self.dirs)
+
+    def remove(self, wait_s: float = REMOVE_WAIT_S) -> bool:
+        """Kill everything in it and remove it once it is empty (``populated 0``), waiting up
+        to ``wait_s``; past that the reaper retries until it is gone (never abandoned: a
+        cgroup left behind is a limit's slot lost, and their pile made runs fail to get one).
+        Returns whether it is gone now."""
+        deadline = time.monotonic() + wait_s
+        while not self.try_remove():
+            if time.monotonic() >= deadline:
+                REAPER.add(self)
+                return False
             time.sleep(0.05)
-        logger.warning("cgroup not removed", extra={"dirs": [str(d) for d in self.dirs]})
+        return True
+
+
+class Reaper:
+    """Removes, in the background, the run cgroups that did not empty in time (one daemon
+    thread a process, started on first use); retries each until it is gone."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._groups: list[RunCgroup] = []
+        self._thread: threading.Thread | None = None
+        self.removed = 0
+
+    def add(self, group: RunCgroup) -> None:
+        logger.warning("cgroup not empty yet; the reaper will remove it",
+                       extra={"dirs": [str(d) for d in group.dirs]})
+        with self._lock:
+            self._groups.append(group)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="cgroup-reaper",
+                                                daemon=True)
+                self._thread.start()
+
+    def pending(self) -> list[RunCgroup]:
+        with self._lock:
+            return list(self._groups)
+
+    def reap_once(self) -> int:
+        """One pass over the pending cgroups; returns how many are still pending."""
+        for group in self.pending():
+            gone = False
+            with contextlib.suppress(OSError):
+                gone = group.try_remove()
+            if gone:
+                with self._lock:
+                    self._groups.remove(group)
+                    self.removed += 1
+        return len(self.pending())
+
+    def _loop(self) -> None:
+        while True:
+            self.reap_once()
+            with self._lock:
+                if not self._groups:  # checked and ended under the lock add() takes
+                    self._thread = None
+                    return
+            time.sleep(REAP_EVERY_S)
+
+
+REAPER = Reaper()
 
 
 def create(name: str, *, memory_bytes: int, pids: int, root: str | None = None) -> RunCgroup:

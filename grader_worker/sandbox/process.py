@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
 from grader_worker.sandbox import bwrap, cgroups
 
@@ -83,7 +84,7 @@ def _prlimit_args(limits: Limits) -> list[str]:
 
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
         excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-",
-        pass_fds: tuple[int, ...] = ()) -> RunOutcome:
+        pass_fds: tuple[int, ...] = (), require_cgroup: bool = True) -> RunOutcome:
     """Run ``make_cmd(values_fd)`` (a bwrap command) under ``limits``; never raises for anything
     the program does. ``values_fd`` is the write end of the values pipe, inherited by the tree;
     ``pass_fds`` are inherited too (what bwrap reads: main.py, the seccomp program).
@@ -91,6 +92,9 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     stdout and stderr are read together up to ``limits.output_bytes`` (the run is killed past
     it); the values pipe (fd 3 inside) up to ``limits.values_bytes``. The run's cgroup is
     named ``name_prefix`` + a random part (the worker's owner tag, see grader_worker/sweep.py).
+    Without its cgroup a run has no pids or memory limit: it is not started, and
+    ``SandboxUnavailable`` (retried elsewhere, never charged) names why, unless
+    ``require_cgroup`` is False (PATHWAYS_GRADER_ALLOW_NO_CGROUP, the demo).
     """
     out = RunOutcome()
     name = f"{name_prefix}{uuid.uuid4().hex[:12]}"
@@ -100,8 +104,11 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
                                pids=limits.pids, root=cgroup_root)
         out.cgroup_version = group.version
     except OSError as exc:
+        if require_cgroup:
+            raise SandboxUnavailable(f"no cgroup for this run ({type(exc).__name__}: "
+                                     f"{exc.strerror or exc}); not run on rlimits alone") from exc
         out.notes.append(f"no per-run cgroup ({exc}); memory and pids rely on rlimits")
-        logger.warning("running without a cgroup", extra={"error": str(exc)})
+        logger.warning("running without a cgroup (allowed)", extra={"error": str(exc)})
     procs = [str(p) for p in group.procs_files] if group else []
     read_fd, write_fd = os.pipe()
     status_read, status_write = os.pipe()

@@ -9,8 +9,9 @@ Why each run is as isolated as a cold one: at start the zygote makes its own use
 (caps over nothing but namespaces it creates). Each run is three processes:
 
 - setup (the zygote's child, outside the run): unshare mount, IPC and PID namespaces, mount a
-  fresh tmpfs on /tmp and on the home (size and inode limits; they vanish with the namespace:
-  no cleanup, no residue, SysV shm dies with the IPC namespace), copy main.py in, then fork;
+  fresh tmpfs on /tmp, /dev/shm and the home (the size of a cold run's; they vanish with the
+  namespace: no cleanup, no residue, SysV shm dies with the IPC namespace), copy main.py in,
+  then fork. Everything else (/, /grader, /dev) is read-only, as bwrap left it;
 - init (pid 1 of the run's PID namespace, the init uid when two uids are mapped): reaps, relays
   the program's status as bwrap does (code, or 128 + signal); when it ends every process of the
   run dies. The program cannot signal it (another uid) nor see the zygote (another namespace);
@@ -20,7 +21,7 @@ Why each run is as isolated as a cold one: at start the zygote makes its own use
 Control protocol on the inherited SOCK_SEQPACKET socket (fd argv[1]), one JSON object per
 packet, each reply tagged with the id it answers: hello {"userns": pid} (the worker, as root,
 writes the id maps and answers {"mapped": true}), then {"ready": true}. {"ping": id} is
-answered {"run": id, "pong": true}. A run: {"run", "names", "rlimits", "tmpfs_mb", "inodes"}
+answered {"run": id, "pong": true}. A run: {"run", "names", "rlimits", "tmpfs_mb"}
 with five descriptors (stdout, stderr, values, go, source) is answered {"run", "pid"} once its
 setup process exists (it waits for one byte on "go", sent once the worker has put it in the
 run's cgroup), then {"run", "status", "started", "cpu_s"} ("started": the run's init was set
@@ -74,8 +75,10 @@ def _drop_capabilities() -> None:
     _check(_libc.capset(header, data), "capset")
 
 
-def _mount_tmpfs(target: str, mode: str, size_mb: int, inodes: int) -> None:
-    options = f"size={size_mb}m,nr_inodes={inodes},mode={mode}".encode()
+def _mount_tmpfs(target: str, mode: str, size_mb: int) -> None:
+    """A tmpfs as bwrap's ``--size`` makes one for a cold run: the same size, and the kernel's
+    default inode limit (so cold and warm grade an inode-heavy program alike)."""
+    options = f"size={size_mb}m,mode={mode}".encode()
     _check(_libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
            f"mount tmpfs on {target}")
 
@@ -93,11 +96,11 @@ def _mounts_under(parent: str) -> list[str]:
             if not any(p != q and p.startswith(q + "/") for q in points)]
 
 
-def _fresh_tmp(size_mb: int, inodes: int) -> None:
+def _fresh_tmp(size_mb: int) -> None:
     """A fresh tmpfs on /tmp for this run, with what bwrap bound below /tmp (the interpreter,
     read-only) bound back on top of it: held by O_PATH descriptors across the new mount."""
     kept = {point: os.open(point, os.O_PATH) for point in _mounts_under("/tmp")}
-    _mount_tmpfs("/tmp", "1777", size_mb, inodes)
+    _mount_tmpfs("/tmp", "1777", size_mb)
     for point, fd in kept.items():
         os.makedirs(point, mode=0o755, exist_ok=True)
         _check(_libc.mount(f"/proc/self/fd/{fd}".encode(), point.encode(), None,
@@ -192,8 +195,11 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
     """The run's own namespaces and files, then its init. Never returns."""
     code = SETUP_FAILED
     try:
-        os.dup2(fds.pop("stdout"), 1)
-        os.dup2(fds.pop("stderr"), 2)
+        for target, name in ((1, "stdout"), (2, "stderr")):  # no second copy for the program
+            fd = fds.pop(name)
+            if fd != target:
+                os.dup2(fd, target)
+                os.close(fd)
         go = fds.pop("go")
         if os.read(go, 1) != b"g":  # the worker has not placed us in the run's cgroup
             return
@@ -202,9 +208,12 @@ def _setup(request: dict, fds: dict[str, int], started: int, harness, seccomp,  
                  (("main.py", "source"), ("calls.bin", "calls")) if fd in fds}
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
         _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
-        size, inodes = int(request["tmpfs_mb"]), int(request["inodes"])
-        _fresh_tmp(size, inodes)
-        _mount_tmpfs(HOME, "0700", size, inodes)
+        size = int(request["tmpfs_mb"])
+        _fresh_tmp(size)
+        _mount_tmpfs(HOME, "0700", size)
+        # Its own /dev/shm: the sandbox's (read-only /dev, as / and /grader) would carry files
+        # to the next run, charged to the warm cgroup.
+        _mount_tmpfs("/dev/shm", "1777", size)
         for name, data in files.items():  # main.py, and a function exercise's hidden inputs
             with open(f"{HOME}/{name}", "wb") as handle:
                 handle.write(data)

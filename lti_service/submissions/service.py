@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from course.model import Exercise
 from course.variants import default_variant, variant_for
 from grading_contract.queues import Queues
-from grading_contract.result import ResultSchema
+from grading_contract.result import FINAL_NOT_CHARGED, HOST_OUTCOMES, ResultSchema
 from lti_service.core.models import LmsUser, Placement, utcnow
 from lti_service.outbox.service.scores import record_score
 from lti_service.submissions.models import GradingRun, Submission
@@ -180,8 +180,16 @@ def record_result(session: Session, queues: Queues, settings: GradingSettings,
     if row.status in ("graded", "not_gradable"):
         session.commit()  # keep the run for the record; the first final result stands
         return "late"
-    if result["outcome"] == "infrastructure_error":
+    if result["outcome"] in HOST_OUTCOMES:
         return _retry(session, queues, settings, row, result["feedback"])
+    if result["outcome"] in FINAL_NOT_CHARGED:
+        row.status = "not_gradable"
+        row.lease_expires_at = None
+        row.feedback = result["feedback"]
+        session.commit()
+        logger.error("submission not gradable", extra={"submission_id": row.id,
+                                                       "outcome": result["outcome"]})
+        return "not_gradable"
     row.status = "graded"
     row.outcome = result["outcome"]
     row.score = float(result["score"])

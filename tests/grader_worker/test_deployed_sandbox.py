@@ -17,7 +17,6 @@ import site
 import subprocess
 import sys
 import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,12 +34,12 @@ from grader_helpers import (
     assert_clear_failure,
     make_job,
 )
+from worker_user import as_user, delegate_cgroups, describe, make_worker_user, processes_of
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.runner import SandboxRunner
-from grader_worker.sandbox import cgroups
 
 ROOT = HERE.parents[1]
 # What deploy/docker/grader-*.Dockerfile copy before `pip install --no-deps .`.
@@ -152,83 +151,7 @@ def worker_user() -> Iterator[tuple[int, int]]:
     """A system user for the worker, as deploy/systemd has one; deleted after."""
     if os.geteuid() != 0:
         pytest.skip("making a worker user needs root")
-    name = f"pw-test-{uuid.uuid4().hex[:8]}"
-    _run(["useradd", "--system", "--no-create-home", "--user-group", "--shell",
-          "/usr/sbin/nologin", name])
-    try:
-        ids = _run(["id", "-u", name]).stdout.strip(), _run(["id", "-g", name]).stdout.strip()
-        yield int(ids[0]), int(ids[1])
-    finally:
-        subprocess.run(["userdel", name], check=False, capture_output=True)
-
-
-def _delegate_cgroups(uid: int, gid: int) -> tuple[str, list[Path]]:
-    """A cgroup subtree the worker user may create run cgroups in (systemd's Delegate=yes):
-    the relative path and the directories made here (removed after, deepest first)."""
-    own = cgroups._own_paths()
-    controllers = [""] if cgroups._is_v2() else ["memory", "pids"]
-    rel = (own.get(controllers[0], "/").rstrip("/") + f"/pathways-deleg-{uuid.uuid4().hex[:8]}")
-    made: list[Path] = []
-    for controller in controllers:
-        d = cgroups.CGROUP_FS / controller / rel.lstrip("/")
-        missing = [p for p in [*reversed(d.parents), d] if not p.exists()]
-        d.mkdir(parents=True)
-        made += missing
-        for path in [d, *d.iterdir()]:
-            if path.name in (d.name, "cgroup.procs", "tasks", "cgroup.subtree_control"):
-                os.chown(path, uid, gid)
-        if controller == "":
-            with contextlib.suppress(OSError):
-                (d.parent / "cgroup.subtree_control").write_text("+memory +pids")
-    return rel, made
-
-
-def _untraversable(path: Path) -> list[tuple[Path, str]]:
-    """(ancestor, child) pairs on ``path`` that others cannot pass (e.g. /root 0700)."""
-    found = []
-    for parent in reversed(path.parents):
-        if parent != Path("/") and not parent.stat().st_mode & 0o001:
-            found.append((parent, path.relative_to(parent).parts[0]))
-    return found
-
-
-def _as_user(uid: int, gid: int, deploy_dir: Path, argv: list[Any]) -> list[str]:
-    """``argv`` as ``uid`` without capabilities and with no_new_privs (as systemd starts the
-    worker), in a private mount namespace where directories others cannot pass on the way to
-    the interpreter (a pyenv under /root) are made passable: the host is left unchanged."""
-    script = ["set -e"]
-    for i, (ancestor, child) in enumerate(_untraversable(Path(sys.base_prefix).resolve())):
-        keep = deploy_dir / f"keep-{i}"
-        keep.mkdir(exist_ok=True)
-        script += [f"mount --bind {ancestor / child} {keep}",
-                   f"mount -t tmpfs -o mode=0711,size=1m pathways-test {ancestor}",
-                   f"mkdir {ancestor / child}", f"mount --move {keep} {ancestor / child}"]
-    script.append(f'exec setpriv --reuid={uid} --regid={gid} --clear-groups --inh-caps=-all '
-                  '--bounding-set=-all --no-new-privs -- "$@"')
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-            "\n".join(script), "sh", *[str(a) for a in argv]]
-
-
-def _processes_of(uid: int) -> list[int]:
-    """Live processes of ``uid`` (a zombie runs nothing: its parent, maybe the host's init,
-    reaps it in its own time)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
-                if entry.stat().st_uid == uid and state != "Z":
-                    pids.append(int(entry.name))
-    return pids
-
-
-def _describe(pid: int) -> str:
-    with contextlib.suppress(OSError):
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        cgroup = Path(f"/proc/{pid}/cgroup").read_text().replace("\n", " ")
-        return f"{state} {cmd[:200]} {cgroup[:300]}"
-    return "gone"
+    yield from make_worker_user()
 
 
 @pytest.mark.slow
@@ -240,19 +163,19 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
     runs as that uid (in a user namespace), so only the seccomp filter keeps it from ptracing
     bubblewrap's pid 1 or its warm parent; nothing survives, no zygote is harmed."""
     uid, gid = worker_user
-    userns = subprocess.run(_as_user(uid, gid, deploy_dir, ["bwrap", "--unshare-user",
+    userns = subprocess.run(as_user(uid, gid, deploy_dir, ["bwrap", "--unshare-user",
                                                             "--ro-bind", "/", "/", "true"]),
                             capture_output=True, text=True, check=False)
     if userns.returncode != 0:
         pytest.skip(f"this host gives an unprivileged user no user namespace: {userns.stderr}")
     try:
-        rel, made = _delegate_cgroups(uid, gid)
+        rel, made = delegate_cgroups(uid, gid)
     except OSError as exc:  # a fork bomb with neither root nor a pids cgroup: do not run it
         pytest.skip(f"no cgroup to delegate to the worker user: {exc}")
     (deploy_dir / "var").mkdir(exist_ok=True)
     os.chown(deploy_dir / "var", uid, gid)
     try:
-        done = _run(_as_user(uid, gid, deploy_dir,
+        done = _run(as_user(uid, gid, deploy_dir,
                              [wheel_python, "-E", "-s", HERE / "corpus_driver.py",
                               secret_dir_shared]),
                     cwd=deploy_dir, timeout=900,
@@ -263,11 +186,11 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
         assert report["uid"] == uid and report["run_uid"] is None
         assert report["warm"] == (mode == "warm") and report["zygotes_replaced"] == 0
         _check_report(report, wheel_python)
-        left = {pid: _describe(pid) for pid in _processes_of(uid)}
+        left = {pid: describe(pid) for pid in processes_of(uid)}
         assert not left, left
         assert not [c for d in made if d.name == rel.rsplit("/", 1)[-1] for c in d.glob("*/")]
     finally:
-        for pid in _processes_of(uid):
+        for pid in processes_of(uid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, 9)
         for d in reversed(made):

@@ -87,7 +87,8 @@ def test_nothing_of_a_run_survives_into_the_next(warm: WarmRunner) -> None:
 
 
 @pytest.mark.parametrize("name, outcomes", [
-    ("infinite_loop", {"timeout"}), ("huge_output", {"output_limit"}),
+    # timeout, or host_timeout where a loaded host gave it under 0.9 x its CPU in the wall time
+    ("infinite_loop", {"timeout", "host_timeout"}), ("huge_output", {"output_limit"}),
     ("memory_bomb_tmpfs", {"memory_limit", "sandbox_violation"}), ("memory_bomb", {"memory_limit"}),
     ("kill_parent", {"sandbox_violation"}), ("kill_own_group", {"sandbox_violation"}),
     ("network_connect", {"sandbox_violation"}), ("write_outside", {"sandbox_violation"}),
@@ -243,8 +244,10 @@ LINGERING_THREAD = ("import threading, time\n"
                     "threading.Thread(target=time.sleep, args=(600,)).start()\n")
 
 
-def test_a_thread_that_outlives_main_is_a_timeout_cold_and_warm(warm: WarmRunner,
-                                                               runner: SandboxRunner) -> None:
+def test_a_thread_that_outlives_main_waits_out_the_wall_clock_cold_and_warm(
+        warm: WarmRunner, runner: SandboxRunner) -> None:
+    """Killed at the wall clock with little CPU of its own: ``host_timeout`` both ways (the
+    learner's ``timeout`` needs the run's own CPU time at the limit, test_limits_parity)."""
     job = dataclasses.replace(make_job(LINGERING_THREAD + GOOD.read_text()),
                               limits={"wall_s": 8})
     def outcome(r: SandboxRunner) -> str:
@@ -256,7 +259,7 @@ def test_a_thread_that_outlives_main_is_a_timeout_cold_and_warm(warm: WarmRunner
     with ThreadPoolExecutor(max_workers=1) as pool:
         cold = pool.submit(outcome, runner)
         hot = outcome(warm)
-    assert (cold.result(), hot) == ("timeout", "timeout")
+    assert (cold.result(), hot) == ("host_timeout", "host_timeout")
     _assert_clean(warm)
 
 

@@ -228,6 +228,26 @@ def test_infrastructure_errors_retry_then_not_gradable_and_uncharged(tmp_path: P
         assert s.scalar(select(func.count()).select_from(ScoreOutbox)) == 0
 
 
+def test_a_host_timeout_is_retried_and_a_budget_overrun_ends_the_job_uncharged(
+        tmp_path: Path) -> None:
+    """Issue 21/22: ``host_timeout`` (the wall clock ran out before the program's own CPU time
+    reached its limit) is the host's doing: retried like an infrastructure error. The worker's
+    ``not_gradable`` (its trusted parse ran past its budget) ends the job at once: lease
+    released, no score, no attempt charged."""
+    w = _world(tmp_path, None)
+    sid = w.submit("x", "print(1)\n")
+    with w.sessions() as s:
+        assert service.record_result(
+            s, w.queues, SETTINGS, _result(sid, 1, "host_timeout", 0)) == "retried"
+        assert s.get(Submission, sid).status == "queued"
+        assert service.record_result(
+            s, w.queues, SETTINGS, _result(sid, 2, "not_gradable", 0)) == "not_gradable"
+        row = s.get(Submission, sid)
+        assert (row.status, row.score, row.lease_expires_at) == ("not_gradable", None, None)
+        assert service.attempts_used(s, w.placement_id, w.user_id) == 0
+        assert s.scalar(select(func.count()).select_from(ScoreOutbox)) == 0
+
+
 def test_reaper_resends_an_expired_queued_lease(tmp_path: Path) -> None:
     w = _world(tmp_path, None)
     sid = w.submit("x", "print(1)\n")

@@ -1,4 +1,4 @@
-# expect: sandbox_violation timeout memory_limit
+# expect: sandbox_violation timeout memory_limit host_timeout
 import os
 
 while True:

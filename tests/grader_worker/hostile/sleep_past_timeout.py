@@ -1,4 +1,4 @@
-# expect: timeout
+# expect: host_timeout
 import time
 
 time.sleep(600)

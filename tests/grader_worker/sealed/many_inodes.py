@@ -1,0 +1,11 @@
+"""A correct answer that also makes 300k empty files (more than the 262144 inodes the warm
+tmpfs once allowed; the cold one had the kernel's default): graded alike cold and warm."""
+import os
+
+import jax.numpy as jnp
+
+for i in range(300_000):
+    os.close(os.open(f"/tmp/f{i}", os.O_CREAT | os.O_WRONLY, 0o600))
+x = jnp.array([1.0, 2.0, 3.0, 4.0])
+masked = x.at[2:].set(0.0)
+print("masked:", masked, "files:", len(os.listdir("/tmp")))
