@@ -21,6 +21,7 @@ from lti_service.core.content import EXERCISE_KINDS
 from lti_service.core.extensions import db, state
 from lti_service.core.models import LmsContext
 from lti_service.instructor.service import classview, roster
+from lti_service.lti.service import outbound
 from lti_service.outbox.service import delivery as outbox
 from lti_service.submissions import service as submissions
 
@@ -41,7 +42,7 @@ def picker(access: Access) -> str:
 
 def _view(context: LmsContext) -> classview.ClassView:
     session = db()
-    members = roster.members(session, context)
+    members = roster.members(session, context, outbound.policy(state().config))
     session.commit()  # keep a newly cached access token
     return classview.build(session, state().course.get(), context, members)
 
