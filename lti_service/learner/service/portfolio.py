@@ -27,6 +27,7 @@ from lti_service.core import content
 from lti_service.core.errors import ServiceError
 from lti_service.core.models import Base, LmsContext, LmsUser, Placement, utcnow
 from lti_service.learner.models import EvidenceNote, LessonOpen, PortfolioImport
+from lti_service.submissions.results import learner_result
 
 FORMAT = "jax-pathways-portfolio/1"
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
@@ -178,7 +179,7 @@ def _exercise(p: Placement, exercise_id: str, rows: list[Any], course: Course,
     title = p.title if own else (found[1].title if found else exercise_id) + " (lesson page)"
     for row in rows:
         base = f"exercises/{folder}/attempt-{row.attempt_number}"
-        result = row.result or {}
+        result = learner_result(row.result)
         files[f"{base}/main.py"] = row.source
         output = "".join(part for part in (result.get("stdout", ""), result.get("stderr", "")))
         if output:
