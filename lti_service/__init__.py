@@ -44,26 +44,21 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
     )
     app.teardown_appcontext(close_db)
 
-    @app.after_request
-    def _no_token_in_referrers(response):  # type: ignore[no-untyped-def]
-        # Pages carry the launch token in their URL; never hand it to another site.
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        return response
-
     @app.context_processor
     def _form_fields() -> dict[str, object]:
         # Every state-changing form renders these hidden fields (launch token, CSRF token).
         return {"form_fields": form_fields()}
 
     from lti_service.checkpoints.views import bp as api_bp
+    from lti_service.core import headers, presentation
     from lti_service.core import http_errors as errors
-    from lti_service.core import presentation
     from lti_service.instructor.views import bp as instructor_bp
     from lti_service.learner.views import bp as learner_bp
     from lti_service.lti import views as lti_views
     from lti_service.submissions import bp as submissions_bp
 
     errors.register(app)
+    headers.register(app)
     presentation.register(app)
     for bp in (lti_views.bp, learner_bp, instructor_bp, api_bp, submissions_bp):
         app.register_blueprint(bp)

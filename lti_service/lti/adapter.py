@@ -237,7 +237,7 @@ def restore(db: Session, launch_id: str) -> ToolMessageLaunch:
                              ) from exc
 
 
-def deep_link_form(
+def deep_link_response(
     db: Session,
     launch_id: str,
     launch_url: str,
@@ -246,8 +246,11 @@ def deep_link_form(
     max_attempts: int,
     counting: str,
     graded_lessons: bool = False,
-) -> str:
-    """The auto-submitting form that returns the chosen items to the platform.
+) -> tuple[str, str]:
+    """(the platform's return URL, the signed response JWT) that return the chosen items.
+
+    The page posts the JWT there (``deep_link_return.html``; pylti1p3's own form has an inline
+    script, which the tool's CSP forbids, and does not escape the URL).
 
     A lesson is an ungraded link (no line item, so no empty gradebook column) unless
     ``graded_lessons``: then its checkpoint answers score it, as a completion score.
@@ -280,4 +283,8 @@ def deep_link_form(
                 .set_tag(item.kind)
             )
         resources.append(resource)
-    return message.get_deep_link().output_response_form(resources)
+    deep_link = message.get_deep_link()
+    return_url = str(message.get_launch_data()[claims.DL_CLAIM]["deep_link_return_url"])
+    if outbound.origin(return_url) is None:
+        raise LaunchRejected("the LMS's deep-linking return URL is not an http(s) URL")
+    return return_url, deep_link.get_response_jwt(resources)

@@ -6,6 +6,7 @@ import logging
 
 from flask import (
     Blueprint,
+    current_app,
     jsonify,
     redirect,
     render_template,
@@ -15,7 +16,7 @@ from flask import (
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from lti_service.core import content
+from lti_service.core import content, headers
 from lti_service.core.auth import Launch, issue_token
 from lti_service.core.authz import INSTRUCTOR, Access, Guard
 from lti_service.core.errors import LaunchRejected, ServiceError, excerpt
@@ -125,9 +126,11 @@ def deep_link_response(access: Access) -> str:
     counting = request.form.get("counting", "best")
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")
-    return adapter.deep_link_form(db(), access.launch.launch_id, launch_url(), chosen,
-                                  max_attempts=max_attempts, counting=counting,
-                                  graded_lessons=request.form.get("graded_lessons") == "on")
+    return_url, jwt = adapter.deep_link_response(
+        db(), access.launch.launch_id, launch_url(), chosen, max_attempts=max_attempts,
+        counting=counting, graded_lessons=request.form.get("graded_lessons") == "on")
+    return render_template("deep_link_return.html", title="Adding to your course",
+                           return_url=return_url, jwt=jwt)
 
 
 def tool_urls() -> registration.ToolUrls:
@@ -163,4 +166,5 @@ def dynamic_registration() -> str:
         session.rollback()
         raise
     session.commit()
+    headers.forget_origins(current_app)  # the new platform may frame the tool at once
     return render_template("registered.html", platform=platform)
