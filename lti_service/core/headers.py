@@ -6,8 +6,9 @@ payload that slipped past escaping still could not run. Inline styles stay allow
 inlines the course stylesheet; the editor sets styles). ``frame-ancestors`` is the tool itself
 and the registered platforms' origins (issuer, login, token and key-set URLs, and the operator's
 allow-list for each): only an LMS we know may frame a page that carries a launch. The origins
-are read from the database at most every ``ORIGINS_TTL_S`` per process, so a newly registered
-platform may frame the tool within that time.
+are read from the database again when this process added, changed or removed a platform (an
+ORM event), and at most every ``ORIGINS_TTL_S`` otherwise: a platform another process
+registered (``pathways platform add``) may frame the tool within that time.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import time
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from lti_service.core.extensions import state
@@ -46,12 +47,25 @@ def _origin(url: str | None) -> str | None:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
 
 
+_changes = [0]
+"""How many times this process wrote a platform row (the cache is read again after one)."""
+
+
+def _platform_written(*_: object) -> None:
+    _changes[0] += 1
+
+
+for _event in ("after_insert", "after_update", "after_delete"):
+    event.listen(Platform, _event, _platform_written)
+
+
 def platform_origins(app: Flask) -> tuple[str, ...]:
-    """Every registered platform's origins, cached per process for ``ORIGINS_TTL_S``."""
+    """Every registered platform's origins, cached per process (module docstring)."""
     cached = app.extensions.get(CACHE_KEY)
     now = time.monotonic()
-    if cached is not None and cached[0] > now:
-        return cached[1]  # type: ignore[no-any-return]
+    if cached is not None and cached[0] > now and cached[1] == _changes[0]:
+        return cached[2]  # type: ignore[no-any-return]
+    written = _changes[0]
     found: set[str] = set()
     try:
         with state(app).sessions() as session:
@@ -65,13 +79,8 @@ def platform_origins(app: Flask) -> tuple[str, ...]:
     except SQLAlchemyError as exc:  # no database yet (before `pathways db upgrade`)
         log.warning("frame-ancestors: platforms not readable (%s)", type(exc).__name__)
     origins = tuple(sorted(found))
-    app.extensions[CACHE_KEY] = (now + ORIGINS_TTL_S, origins)
+    app.extensions[CACHE_KEY] = (now + ORIGINS_TTL_S, written, origins)
     return origins
-
-
-def forget_origins(app: Flask) -> None:
-    """Read the platforms again on the next answer (after this process registered one)."""
-    app.extensions.pop(CACHE_KEY, None)
 
 
 def content_security_policy(origins: tuple[str, ...]) -> str:

@@ -6,7 +6,6 @@ import logging
 
 from flask import (
     Blueprint,
-    current_app,
     jsonify,
     redirect,
     render_template,
@@ -16,7 +15,7 @@ from flask import (
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from lti_service.core import content, headers
+from lti_service.core import content
 from lti_service.core.auth import Launch, issue_token
 from lti_service.core.authz import INSTRUCTOR, Access, Guard
 from lti_service.core.errors import LaunchRejected, ServiceError, excerpt
@@ -166,5 +165,4 @@ def dynamic_registration() -> str:
         session.rollback()
         raise
     session.commit()
-    headers.forget_origins(current_app)  # the new platform may frame the tool at once
     return render_template("registered.html", platform=platform)

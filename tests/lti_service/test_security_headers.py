@@ -46,7 +46,6 @@ def _assert_no_inline_script(html: str, what: str) -> None:
 
 def test_every_route_answers_with_the_policy_and_nosniff(app: Flask, client: FlaskClient,
                                                           platform: Platform) -> None:
-    headers.forget_origins(app)  # the fixture registered the platform after the app started
     common = {"sub": "alice", "role": LEARNER, "context_id": "course-1"}
     lesson_token, lesson = launch(client, platform, content_id="arrays-04", **common)
     exercise_token, exercise = launch(client, platform, content_id=EXERCISE, **common)
