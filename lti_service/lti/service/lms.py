@@ -10,6 +10,7 @@ instructor's roster are given these calls; neither builds a connector of its own
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -34,6 +35,10 @@ log = logging.getLogger(__name__)
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 ROSTER_UNREACHABLE = "the LMS roster is not reachable right now: try again later"
+SERVICE_TIMEOUT_S = 15.0
+SERVICE_MAX_BYTES = 4 * 1024 * 1024
+"""An LMS's own services answer more, and slower, than a key set: a roster page of a large
+course is megabytes. Its calls get at least these limits (the operator's, if larger)."""
 
 
 @cache
@@ -45,7 +50,10 @@ def process_policy() -> outbound.OutboundPolicy:
 def connector_for(session: Session, platform: Platform,
                   rules: outbound.OutboundPolicy | None = None) -> CachedServiceConnector:
     """The platform's service connector: shared tokens, guarded requests, its origins only."""
-    http = guarded_session(rules or process_policy(), service_origins(platform))
+    rules = rules or process_policy()
+    rules = replace(rules, timeout_s=max(rules.timeout_s, SERVICE_TIMEOUT_S),
+                    max_bytes=max(rules.max_bytes, SERVICE_MAX_BYTES))
+    http = guarded_session(rules, service_origins(platform))
     return CachedServiceConnector(registration_for(session, platform), session, platform.id, http)
 
 
