@@ -28,6 +28,7 @@ import logging
 from typing import Any
 from urllib.parse import urlencode
 
+import requests
 from flask import request
 from pylti1p3.contrib.flask import (
     FlaskCookieService,
@@ -44,6 +45,7 @@ from lti_service.core.content import ContentItem
 from lti_service.core.errors import LaunchRejected, excerpt
 from lti_service.core.extensions import state
 from lti_service.lti.service import claims, keysets, outbound
+from lti_service.lti.service.connector import guarded_session
 from lti_service.lti.service.storage import DbLaunchDataStorage
 from lti_service.lti.service.toolconf import DbToolConf
 
@@ -165,6 +167,13 @@ class ToolMessageLaunch(FlaskMessageLaunch):
         return self
 
 
+def no_requests() -> requests.Session:
+    """The session pylti1p3's launch object holds: it may reach no origin at all. Key sets come
+    through ``guarded_fetch``, LMS services through ``lms.connector_for``; pylti1p3's own
+    ``get_ags``/``get_nrps`` connectors would use this one and be refused."""
+    return guarded_session(outbound.OutboundPolicy(), frozenset())
+
+
 def guarded_fetch(key_set_url: str) -> Any:
     """The key set through ``lti.service.outbound``: pylti1p3's own fetch follows any redirect, has
     no timeout or size cap, and echoes the answer's body and the network error in its message."""
@@ -216,7 +225,8 @@ def new_window_url(db: Session, login_url: str) -> str | None:
 def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
     claims.check_launch_form(request.form.get("id_token"), request.form.get("state"))
     req, conf, storage = _parts(db)
-    message = ToolMessageLaunch(req, conf, launch_data_storage=storage)
+    message = ToolMessageLaunch(req, conf, launch_data_storage=storage,
+                                requests_session=no_requests())
     message.key_sets = keysets.KeySets(db, guarded_fetch)
     try:
         body = dict(message.get_launch_data())
@@ -231,7 +241,8 @@ def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
 def restore(db: Session, launch_id: str) -> ToolMessageLaunch:
     req, conf, storage = _parts(db)
     try:
-        return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage)
+        return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage,
+                                            requests_session=no_requests())
     except LtiException as exc:
         raise LaunchRejected(f"this launch is no longer known ({_said(exc)}): launch again"
                              ) from exc

@@ -147,3 +147,13 @@ def test_a_stored_roster_url_elsewhere_is_never_fetched(sqlite_stack, internal) 
     assert page.status_code in (400, 502, 503)
     assert "roster is not reachable" in page.text and SECRET not in page.text
     assert seen.hits == []
+
+
+def test_pylti1p3s_own_session_reaches_nothing(internal) -> None:  # type: ignore[no-untyped-def]
+    """The launch object's session (pylti1p3's get_ags/get_nrps would use it) has no origin."""
+    from lti_service.lti.adapter import no_requests
+
+    seen, url = internal
+    with pytest.raises(requests.ConnectionError):
+        no_requests().get(url + "/admin")
+    assert seen.hits == []
