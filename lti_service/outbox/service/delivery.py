@@ -13,14 +13,16 @@ What the LMS answers decides (``judge``, a pure function):
   LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``. ``base_delay`` is
   ``BASE_DELAY`` unless the operator sets ``OUTBOX_RETRY_BASE_S``;
 - any other 4xx ("user not found", "invalid grade", "score already exists for the provided
-  timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
-  same score again would get the same answer.
+  timestamp"): ``failed`` at once, with the LMS's message as a printable excerpt of
+  ``ANSWER_CHARS`` (``excerpt_of``: the class view shows it). Posting the same score again
+  would get the same answer.
 
 Each row is claimed before its POST (two consumers never post one score), commits on its own,
 and nothing one row raises stops the others. The instructor's resend (``requeue``) sets
 ``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score per timestamp and
 Open edX answers a repeated one with 400. The token asks for the score scope only.
-``pathways consumer`` calls ``deliver_due`` periodically.
+``pathways consumer`` calls ``deliver_due`` periodically. Every call to the LMS is
+``lti.service.lms``'s (guarded, to the platform's origins only).
 """
 
 from __future__ import annotations
