@@ -1,8 +1,9 @@
 """A form-following HTTP client: drives LTI flows the way a browser does, without JavaScript.
 
 It follows redirects, submits the auto-posting forms that LTI uses (id_token to the tool,
-deep-linking JWT to the platform), and can fill and submit any form on a page. Used by the
-tests (tests/lti_service, tests/devlms); real browsers are driven with Playwright elsewhere.
+deep-linking JWT to the platform: an inline ``.submit()`` or a ``form.auto-submit``), and can
+fill and submit any form on a page. Used by the tests (tests/lti_service, tests/devlms); real
+browsers are driven with Playwright elsewhere.
 """
 
 from __future__ import annotations
@@ -88,7 +89,11 @@ class Browser:
             if "html" not in response.headers.get("Content-Type", ""):
                 return response
             found, scripts = forms(response.text)
-            if not found or ".submit()" not in scripts:
+            # An inline ``form.submit()`` (devlms, pylti1p3), or the tool's form.auto-submit
+            # (its CSP allows only script files: ``static/auto_submit.js`` submits it).
+            auto = ".submit()" in scripts or (
+                found and "auto-submit" in found[0].attrs.get("class", "").split())
+            if not found or not auto:
                 return response
             response = self.submit(response, found[0], auto=False)
         return response

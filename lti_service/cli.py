@@ -62,14 +62,18 @@ def platform() -> None:
               help="A deployment id (repeat for several).")
 @click.option("--token-audience", default=None, help="Token aud if not the token URL (D2L).")
 @click.option("--name", default="", help="A label for lists.")
+@click.option("--service-origin", "service_origins", multiple=True,
+              help="An origin (scheme://host[:port]) its AGS/NRPS URLs may use besides its "
+                   "registered URLs' origins (repeat for several).")
 def platform_add(issuer: str, client_id: str, login_url: str, token_url: str, key_set_url: str,
-                 deployments: tuple[str, ...], token_audience: str | None, name: str) -> None:
+                 deployments: tuple[str, ...], token_audience: str | None, name: str,
+                 service_origins: tuple[str, ...]) -> None:
     """Register a new platform (an existing one is changed with `platform update`)."""
     with _session() as session:
         p = platform_service.add_platform(
             session, issuer=issuer, client_id=client_id, auth_login_url=login_url,
             auth_token_url=token_url, key_set_url=key_set_url, deployment_ids=deployments,
-            auth_audience=token_audience, name=name)
+            auth_audience=token_audience, name=name, service_origins=service_origins)
         click.echo(f"platform {p.id}: {p.issuer} client {p.client_id} deployments "
                    + ", ".join(d.deployment_id for d in p.deployments))
 
@@ -84,21 +88,26 @@ def platform_add(issuer: str, client_id: str, login_url: str, token_url: str, ke
               help="A deployment id to add (repeat for several).")
 @click.option("--token-audience", default=None, help="New token aud ('' clears it).")
 @click.option("--name", default=None, help="New label for lists.")
+@click.option("--service-origin", "service_origins", multiple=True,
+              help="Replace the allow-list of origins for its AGS/NRPS URLs (repeat; give '' "
+                   "once to clear it).")
 def platform_update(issuer: str, client_id: str, login_url: str | None, token_url: str | None,
                     key_set_url: str | None, deployments: tuple[str, ...],
-                    token_audience: str | None, name: str | None) -> None:
+                    token_audience: str | None, name: str | None,
+                    service_origins: tuple[str, ...]) -> None:
     """Change a registered platform: only the options given; deployments are added."""
     if all(v is None for v in (login_url, token_url, key_set_url, token_audience, name)) \
-            and not deployments:
+            and not deployments and not service_origins:
         raise click.UsageError("nothing to change: give at least one option to change")
     with _session() as session:
         p = platform_service.update_platform(
             session, issuer, client_id, auth_login_url=login_url, auth_token_url=token_url,
             key_set_url=key_set_url, auth_audience=token_audience, name=name,
-            deployment_ids=deployments)
+            deployment_ids=deployments, service_origins=service_origins or None)
         click.echo(f"platform {p.id}: {p.issuer} client {p.client_id} updated: login "
                    f"{p.auth_login_url} token {p.auth_token_url} keys {p.key_set_url} "
-                   "deployments " + ", ".join(d.deployment_id for d in p.deployments))
+                   "deployments " + ", ".join(d.deployment_id for d in p.deployments)
+                   + " service origins " + (", ".join(p.service_origins) or "-"))
 
 
 @platform.command("invite")

@@ -41,11 +41,15 @@ def issue_token(launch: Launch) -> str:
 
 
 def _bearer() -> str | None:
+    """The launch token of the header(s). A present ``X-Pathways-Launch`` is the credential even
+    when empty (then there is none), and it must agree with a Bearer ``Authorization``: two
+    credentials that disagree are no credential (401), whichever one is valid."""
     header = request.headers.get(TOKEN_HEADER)
-    if header:
-        return header
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
-    return (value.strip() or None) if scheme.lower() == "bearer" else None
+    bearer = value.strip() if scheme.lower() == "bearer" else None
+    if header is not None:
+        return header if bearer is None or bearer == header else None
+    return bearer or None
 
 
 def _page_token() -> str | None:

@@ -64,6 +64,9 @@ class Platform(Base):
     auth_token_url: Mapped[str] = mapped_column(String(1000))
     key_set_url: Mapped[str] = mapped_column(String(1000))
     auth_audience: Mapped[str | None] = mapped_column(String(1000), nullable=True)
+    service_origins: Mapped[list[str]] = mapped_column(JSON, default=list)
+    """Origins (scheme://host[:port]) the operator allows for AGS/NRPS URLs besides the
+    registration's own URLs' origins (``lti.service.platforms.service_origins``)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     deployments: Mapped[list[Deployment]] = relationship(

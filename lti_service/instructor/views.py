@@ -7,8 +7,6 @@ Every view is for an instructor of the launch's own LMS course; the guard
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 from flask import Blueprint, abort, redirect, render_template, url_for
@@ -20,7 +18,9 @@ from lti_service.core.authz import INSTRUCTOR, Access, Guard, PlacementAccess
 from lti_service.core.content import EXERCISE_KINDS
 from lti_service.core.extensions import db, state
 from lti_service.core.models import LmsContext
+from lti_service.core.spreadsheet import csv_text
 from lti_service.instructor.service import classview, roster
+from lti_service.lti.service import outbound
 from lti_service.outbox.service import delivery as outbox
 from lti_service.submissions import service as submissions
 
@@ -41,7 +41,7 @@ def picker(access: Access) -> str:
 
 def _view(context: LmsContext) -> classview.ClassView:
     session = db()
-    members = roster.members(session, context)
+    members = roster.members(session, context, outbound.policy(state().config))
     session.commit()  # keep a newly cached access token
     return classview.build(session, state().course.get(), context, members)
 
@@ -57,18 +57,14 @@ def class_view(access: Access) -> str:
 @guard(INSTRUCTOR)
 def class_csv(access: Access) -> Response:
     view = _view(access.context)
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["user_id", "name", "email", "content_id", "attempt", "choice", "correct",
-                     "answered_at", "counted_score", "variant"])
-    for row in view.rows:
-        for p in view.placements:
-            for a in row.attempts.get(p.id, []):
-                writer.writerow([row.sub, row.name, row.email, p.content_id, a.attempt_number,
-                                 a.choice, int(a.correct), a.created_at.isoformat(),
-                                 view.score(row, p),
-                                 json.dumps(a.variant, sort_keys=True) if a.variant else ""])
-    return Response(out.getvalue(), mimetype="text/csv",
+    text = csv_text(
+        ["user_id", "name", "email", "content_id", "attempt", "choice", "correct",
+         "answered_at", "counted_score", "variant"],
+        ([row.sub, row.name, row.email, p.content_id, a.attempt_number, a.choice,
+          int(a.correct), a.created_at.isoformat(), view.score(row, p),
+          json.dumps(a.variant, sort_keys=True) if a.variant else ""]
+         for row in view.rows for p in view.placements for a in row.attempts.get(p.id, [])))
+    return Response(text, mimetype="text/csv",
                     headers={"Content-Disposition": "attachment; filename=class.csv"})
 
 

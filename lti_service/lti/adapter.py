@@ -28,6 +28,7 @@ import logging
 from typing import Any
 from urllib.parse import urlencode
 
+import requests
 from flask import request
 from pylti1p3.contrib.flask import (
     FlaskCookieService,
@@ -44,6 +45,7 @@ from lti_service.core.content import ContentItem
 from lti_service.core.errors import LaunchRejected, excerpt
 from lti_service.core.extensions import state
 from lti_service.lti.service import claims, keysets, outbound
+from lti_service.lti.service.connector import guarded_session
 from lti_service.lti.service.storage import DbLaunchDataStorage
 from lti_service.lti.service.toolconf import DbToolConf
 
@@ -165,6 +167,13 @@ class ToolMessageLaunch(FlaskMessageLaunch):
         return self
 
 
+def no_requests() -> requests.Session:
+    """The session pylti1p3's launch object holds: it may reach no origin at all. Key sets come
+    through ``guarded_fetch``, LMS services through ``lms.connector_for``; pylti1p3's own
+    ``get_ags``/``get_nrps`` connectors would use this one and be refused."""
+    return guarded_session(outbound.OutboundPolicy(), frozenset())
+
+
 def guarded_fetch(key_set_url: str) -> Any:
     """The key set through ``lti.service.outbound``: pylti1p3's own fetch follows any redirect, has
     no timeout or size cap, and echoes the answer's body and the network error in its message."""
@@ -216,7 +225,8 @@ def new_window_url(db: Session, login_url: str) -> str | None:
 def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
     claims.check_launch_form(request.form.get("id_token"), request.form.get("state"))
     req, conf, storage = _parts(db)
-    message = ToolMessageLaunch(req, conf, launch_data_storage=storage)
+    message = ToolMessageLaunch(req, conf, launch_data_storage=storage,
+                                requests_session=no_requests())
     message.key_sets = keysets.KeySets(db, guarded_fetch)
     try:
         body = dict(message.get_launch_data())
@@ -231,13 +241,14 @@ def validate_launch(db: Session) -> tuple[ToolMessageLaunch, dict[str, Any]]:
 def restore(db: Session, launch_id: str) -> ToolMessageLaunch:
     req, conf, storage = _parts(db)
     try:
-        return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage)
+        return ToolMessageLaunch.from_cache(launch_id, req, conf, launch_data_storage=storage,
+                                            requests_session=no_requests())
     except LtiException as exc:
         raise LaunchRejected(f"this launch is no longer known ({_said(exc)}): launch again"
                              ) from exc
 
 
-def deep_link_form(
+def deep_link_response(
     db: Session,
     launch_id: str,
     launch_url: str,
@@ -246,8 +257,11 @@ def deep_link_form(
     max_attempts: int,
     counting: str,
     graded_lessons: bool = False,
-) -> str:
-    """The auto-submitting form that returns the chosen items to the platform.
+) -> tuple[str, str]:
+    """(the platform's return URL, the signed response JWT) that return the chosen items.
+
+    The page posts the JWT there (``deep_link_return.html``; pylti1p3's own form has an inline
+    script, which the tool's CSP forbids, and does not escape the URL).
 
     A lesson is an ungraded link (no line item, so no empty gradebook column) unless
     ``graded_lessons``: then its checkpoint answers score it, as a completion score.
@@ -280,4 +294,8 @@ def deep_link_form(
                 .set_tag(item.kind)
             )
         resources.append(resource)
-    return message.get_deep_link().output_response_form(resources)
+    deep_link = message.get_deep_link()
+    return_url = str(message.get_launch_data()[claims.DL_CLAIM]["deep_link_return_url"])
+    if outbound.origin(return_url) is None:
+        raise LaunchRejected("the LMS's deep-linking return URL is not an http(s) URL")
+    return return_url, deep_link.get_response_jwt(resources)

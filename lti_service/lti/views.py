@@ -125,9 +125,11 @@ def deep_link_response(access: Access) -> str:
     counting = request.form.get("counting", "best")
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")
-    return adapter.deep_link_form(db(), access.launch.launch_id, launch_url(), chosen,
-                                  max_attempts=max_attempts, counting=counting,
-                                  graded_lessons=request.form.get("graded_lessons") == "on")
+    return_url, jwt = adapter.deep_link_response(
+        db(), access.launch.launch_id, launch_url(), chosen, max_attempts=max_attempts,
+        counting=counting, graded_lessons=request.form.get("graded_lessons") == "on")
+    return render_template("deep_link_return.html", title="Adding to your course",
+                           return_url=return_url, jwt=jwt)
 
 
 def tool_urls() -> registration.ToolUrls:

@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 def delivery_for(cfg: Config) -> Callable[[Session], int]:
     """The outbox delivery the consumer runs, with the operator's retry delay."""
+    from lti_service.lti.service.outbound import policy
     from lti_service.outbox.service.delivery import deliver_due
 
-    return partial(deliver_due, base_delay=timedelta(seconds=cfg.outbox_retry_base_s))
+    return partial(deliver_due, base_delay=timedelta(seconds=cfg.outbox_retry_base_s),
+                   rules=policy(cfg))
 
 
 @click.command("consumer")

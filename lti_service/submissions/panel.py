@@ -21,6 +21,7 @@ from lti_service.core.extensions import db, state
 from lti_service.submissions import service
 from lti_service.submissions.forms import SubmitSchema, read_upload
 from lti_service.submissions.models import Submission
+from lti_service.submissions.results import learner_result
 from lti_service.submissions.settings import PRACTICE_ATTEMPTS, GradingSettings
 
 QUEUES_KEY = "pathways.grading_queues"
@@ -39,7 +40,8 @@ def settings() -> GradingSettings:
 
 
 def status_json(row: Submission) -> dict[str, Any]:
-    result = row.result or {}
+    """An attempt's status as its learner may read it (hidden checks hidden: ``results``)."""
+    result = learner_result(row.result)
     return {
         "id": row.id, "attempt_number": row.attempt_number, "status": row.status,
         "outcome": row.outcome, "score": row.score, "max_score": row.max_score,
@@ -73,6 +75,7 @@ def panel(access: PlacementAccess, lesson: Any, exercise: Any, *, action: str,
         rows = service.history(session, placement.id, user_id, exercise.id)
     return {
         "pfx": pfx, "h": h, "action": action, "history_url": history_url,
+        "learner_result": learner_result,
         "practice": practice, "rows": rows, "errors": errors or [],
         "counted": None if practice else service.counted(session, placement, user_id),
         "counting": placement.counting,

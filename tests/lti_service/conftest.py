@@ -7,6 +7,7 @@ fresh PostgreSQL database created from TEST_DATABASE_URL for the test and droppe
 
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -26,6 +27,10 @@ from lti_service.core.db import make_engine, make_session_factory, upgrade
 from lti_service.core.extensions import state
 from lti_service.lti.service import keys
 from lti_service.lti.service.platforms import add_platform
+
+# Code handed no outbound policy (the outbox's delivery outside an app) reads the operator's from
+# the environment (``lti.service.lms.process_policy``): devlms is on loopback.
+os.environ.setdefault("OUTBOUND_ALLOW_PRIVATE", "1")
 
 
 def _pg_admin(url: str) -> str:

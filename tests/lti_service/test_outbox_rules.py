@@ -251,6 +251,9 @@ def test_one_failing_score_never_blocks_the_others(sqlite_stack, platform) -> No
     stub.scripts.update(bad=[(400, "invalid grade", "text/plain", {})],
                         down=[(503, "down", "text/plain", {})], ok=[OK_TEXT])
     nowhere = f"http://127.0.0.1:{free_port()}"  # nothing listens: a network error
+    with sqlite_stack.db() as session:  # the operator allows that origin for this platform
+        session.scalars(select(Platform)).one().service_origins = [nowhere]
+        session.commit()
     ids = {"bad": queue(sqlite_stack, link(sqlite_stack, url, "bad")),
            "down": queue(sqlite_stack, link(sqlite_stack, url, "down")),
            "gone": queue(sqlite_stack, link(sqlite_stack, nowhere, "gone")),
@@ -302,7 +305,9 @@ def test_class_view_shows_undelivered_scores_with_the_reason_and_resend_fixes(
     down = queue(stack, link(stack, url, "down"))
     assert deliver(stack) == 0
     with stack.db() as session:  # the roster (NRPS) needs a token of the real LMS again
-        session.scalars(select(Platform)).one().auth_token_url = stack.lms_config.url("/token")
+        registered = session.scalars(select(Platform)).one()
+        registered.auth_token_url = stack.lms_config.url("/token")
+        registered.service_origins = [url]  # the stub's line items stay allowed (operator)
         session.commit()
     teacher = stack.launch(Browser(), stack.deep_link(["arrays-04"])[0]["id"], "teacher")
     token = parse_qs(urlparse(teacher.url).query)["lt"][0]

@@ -108,7 +108,8 @@ def test_an_invite_for_one_issuer_refuses_another(sqlite_stack: Stack,
     invite = new_invite(stack, issuer="https://canvas.example.edu")
     answer = register(stack, invite, hostile_platform(probe, probe.url))
     assert answer.status_code == 400 and "another platform" in answer.text
-    assert ("POST", "/register") not in probe.hits and platforms(stack) == before
+    assert probe.hits == [], "the configuration URL's origin is checked before any fetch"
+    assert platforms(stack) == before
 
 
 def test_registration_takeover_is_refused_and_nothing_changes(sqlite_stack: Stack,
@@ -155,7 +156,7 @@ def test_spoofed_issuer_is_refused(sqlite_stack: Stack, probe: ProbeServer,
     before = platforms(stack)
     answer = register(stack, new_invite(stack), config_url)
     assert answer.status_code == 400, answer.text
-    assert "same scheme, host and port" in answer.text
+    assert FAILED in answer.text  # the one message of every failed registration
     assert probe.hits == [("GET", "/config")]  # nothing was posted
     assert platforms(stack) == before
 
@@ -183,6 +184,26 @@ def test_ssrf_probes_all_get_one_answer(sqlite_stack: Stack, probe: ProbeServer)
     status, body = bodies.pop()
     assert status == 400 and FAILED in body
     assert ("GET", "/json") not in probe.hits  # the redirect's other host was never asked
+
+    # 2xx JSON that is no configuration, or a configuration whose parts are wrong: the same.
+    answer = register(stack, invite, probe.url + "/json")
+    assert (answer.status_code, answer.get_data(as_text=True)) == (status, body)
+    wrong = {"issuer on another origin": {"issuer": "http://127.0.0.1:1"},
+             "token endpoint elsewhere": {"token_endpoint": f"http://127.0.0.1:{free_port()}/t"},
+             "key set elsewhere": {"jwks_uri": "http://169.254.169.254/latest/meta-data/"},
+             "registration endpoint elsewhere": {
+                 "registration_endpoint": f"http://localhost:{port}/register"},
+             "no registration endpoint": {"registration_endpoint": None}}
+    for what, change in wrong.items():
+        config_url = hostile_platform(probe, probe.url)
+        probe.config.update(change)
+        answer = register(stack, invite, config_url)
+        assert (answer.status_code, answer.get_data(as_text=True)) == (status, body), what
+    assert ("POST", "/register") not in probe.hits
+    config_url = hostile_platform(probe, probe.url)
+    probe.registration_answer = {"client_id": "c"}  # no deployment id
+    answer = register(stack, invite, config_url)
+    assert (answer.status_code, answer.get_data(as_text=True)) == (status, body)
 
     state(stack.tool).config.outbound_allow_private = False
     probe.hits.clear()

@@ -4,7 +4,8 @@ Keyed by the learner's LTI identity on the tool's side (``LmsUser``: platform + 
 ZIP holds ``index.json`` (what it is, every record: the lessons opened, checkpoint answers,
 exercise attempts with the file of each, including practice on a lesson page), the code of each
 exercise attempt, its output and its graded result (the receipt), so a learner can keep it, and
-import it on another course or deployment, where My learning lists it as imported work.
+import it on another course or deployment, where My learning lists it as imported work
+(``portfolio_import`` checks an import whole before storing it).
 """
 
 from __future__ import annotations
@@ -28,10 +29,18 @@ from lti_service.core import content
 from lti_service.core.errors import ServiceError
 from lti_service.core.models import Base, LmsContext, LmsUser, Placement, utcnow
 from lti_service.learner.models import EvidenceNote, LessonOpen, PortfolioImport
+from lti_service.learner.service.portfolio_import import (
+    FORMAT,
+    MAX_IMPORT_BYTES,
+    MAX_IMPORT_FILES,
+    ImportedView,
+    import_zip,
+    imported_view,
+    read_zip,
+)
+from lti_service.submissions.results import learner_result
 
-FORMAT = "jax-pathways-portfolio/1"
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
-MAX_IMPORT_FILES = 500
+__all__ = ["FORMAT", "MAX_IMPORT_BYTES", "MAX_IMPORT_FILES", "import_zip", "read_zip"]
 MAX_NOTE_CHARS = 20_000
 
 
@@ -86,7 +95,7 @@ class Portfolio:
     opened: list[OpenedRecord] = field(default_factory=list)
     checkpoints: list[CheckpointRecord] = field(default_factory=list)
     exercises: list[ExerciseRecord] = field(default_factory=list)
-    imported: list[PortfolioImport] = field(default_factory=list)
+    imported: list[ImportedView] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     """ZIP path -> text (code, output, receipt) of each exercise attempt."""
 
@@ -149,8 +158,8 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
             by_exercise.setdefault(row.exercise_id, []).append(row)
         for exercise_id, rows in by_exercise.items():
             mine.exercises.append(_exercise(p, exercise_id, rows, course, mine.sources))
-    mine.imported = list(session.scalars(select(PortfolioImport).where(
-        PortfolioImport.user_id == user.id).order_by(PortfolioImport.id)))
+    mine.imported = [imported_view(row) for row in session.scalars(select(PortfolioImport).where(
+        PortfolioImport.user_id == user.id).order_by(PortfolioImport.id))]
     return mine
 
 
@@ -179,7 +188,7 @@ def _exercise(p: Placement, exercise_id: str, rows: list[Any], course: Course,
     title = p.title if own else (found[1].title if found else exercise_id) + " (lesson page)"
     for row in rows:
         base = f"exercises/{folder}/attempt-{row.attempt_number}"
-        result = row.result or {}
+        result = learner_result(row.result)
         files[f"{base}/main.py"] = row.source
         output = "".join(part for part in (result.get("stdout", ""), result.get("stderr", "")))
         if output:
@@ -214,49 +223,6 @@ def export_zip(mine: Portfolio, *, tool_url: str) -> bytes:
         for name, text in sorted(mine.sources.items()):
             zf.writestr(name, text)
     return out.getvalue()
-
-
-def read_zip(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
-    """(index, files) of an exported portfolio; ServiceError says what is wrong with it."""
-    if len(data) > MAX_IMPORT_BYTES:
-        raise ServiceError(f"the ZIP is {len(data)} bytes; the limit is {MAX_IMPORT_BYTES}")
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = zf.infolist()
-    except zipfile.BadZipFile as exc:
-        raise ServiceError("this is not a ZIP file: choose the file My learning exported"
-                           ) from exc
-    if len(infos) > MAX_IMPORT_FILES:
-        raise ServiceError(f"the ZIP holds {len(infos)} files; the limit is {MAX_IMPORT_FILES}")
-    if sum(i.file_size for i in infos) > 4 * MAX_IMPORT_BYTES:
-        raise ServiceError("the ZIP unpacks to too much data to be a My learning export")
-    names = {i.filename for i in infos}
-    if "index.json" not in names:
-        raise ServiceError("the ZIP has no index.json: it is not a My learning export")
-    try:
-        index = json.loads(zf.read("index.json"))
-        files = {i.filename: zf.read(i).decode("utf-8") for i in infos
-                 if i.filename != "index.json" and not i.is_dir()}
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ServiceError(f"the ZIP's files are not the JSON and text it should hold ({exc})"
-                           ) from exc
-    if not isinstance(index, dict) or index.get("format") != FORMAT:
-        raise ServiceError(f"index.json is not a {FORMAT} index")
-    for key in ("checkpoints", "exercises"):
-        if not isinstance(index.get(key), list):
-            raise ServiceError(f"index.json has no list {key!r}")
-    if not isinstance(index.setdefault("lessons_opened", []), list):  # older exports lack it
-        raise ServiceError("index.json's 'lessons_opened' is not a list")
-    return index, files
-
-
-def import_zip(session: Session, user: LmsUser, data: bytes) -> PortfolioImport:
-    index, files = read_zip(data)
-    row = PortfolioImport(user_id=user.id, manifest=index, files=files,
-                          source=f"{index.get('course', '')} ({index.get('tool', '')})"[:500])
-    session.add(row)
-    session.flush()
-    return row
 
 
 def save_note(session: Session, user: LmsUser, context: LmsContext, course: Course,

@@ -1,4 +1,11 @@
-"""A pylti1p3 ServiceConnector whose OAuth2 tokens live in the ``access_tokens`` table.
+"""A pylti1p3 ServiceConnector whose OAuth2 tokens live in the ``access_tokens`` table, and
+whose every request (token endpoint, AGS, NRPS) goes through the guarded fetch.
+
+Every HTTP request pylti1p3 makes goes through ``GuardedAdapter``: ``outbound.request`` with the
+operator's policy (no private targets unless allowed, deadline, size cap, no redirects) and only
+to the platform's registered origins (``platforms.service_origins``). A refusal is a
+``requests.ConnectionError`` with one message: pylti1p3 and the outbox handle it as "the LMS is
+not reachable", and nothing of what was (or was not) there reaches a page.
 
 pylti1p3 caches tokens per connector instance with no expiry; this one shares them between
 processes and fetches a new one only when the stored one is within ``REFRESH_MARGIN`` of expiry.
@@ -19,16 +26,18 @@ import requests
 from pylti1p3.exception import LtiServiceException
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector, TServiceConnectorResponse
+from requests.adapters import BaseAdapter
+from requests.structures import CaseInsensitiveDict
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from lti_service.core.models import utcnow
 from lti_service.lti.models import AccessToken
+from lti_service.lti.service import outbound
 
 log = logging.getLogger(__name__)
 REFRESH_MARGIN = timedelta(seconds=120)
-HTTP_TIMEOUT_S = 15
 REFUSED_TOKEN = (401, 403)
 MAX_ANSWER_BYTES = 16 * 1024
 
@@ -43,21 +52,54 @@ class ServiceAnswer:
     headers: dict[str, str]
 
 
-class _TimeoutSession(requests.Session):
-    def request(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
-        kwargs.setdefault("timeout", HTTP_TIMEOUT_S)
-        return super().request(*args, **kwargs)
+class GuardedAdapter(BaseAdapter):
+    """requests' transport replaced by ``outbound.request`` (module docstring)."""
+
+    def __init__(self, rules: outbound.OutboundPolicy,
+                 origins: frozenset[outbound.Origin]) -> None:
+        super().__init__()
+        self._rules = rules
+        self._origins = origins
+
+    def send(self, request: requests.PreparedRequest, stream: bool = False,  # type: ignore[override]
+             timeout: object = None, verify: object = True, cert: object = None,
+             proxies: object = None) -> requests.Response:
+        body = request.body.encode() if isinstance(request.body, str) else request.body
+        try:
+            answer = outbound.request(str(request.method), str(request.url), self._rules,
+                                      body=body, headers=dict(request.headers),
+                                      origins=self._origins)
+        except outbound.OutboundRefused as exc:
+            raise requests.ConnectionError(exc.message, request=request) from None
+        response = requests.Response()
+        response.status_code = answer.status
+        response.headers = CaseInsensitiveDict(answer.headers)
+        response._content = answer.body
+        response.encoding = "utf-8"
+        response.url = str(request.url)
+        response.request = request
+        return response
+
+    def close(self) -> None:
+        """Nothing pooled: every guarded request opens and closes its own connection."""
 
 
-def http_session() -> requests.Session:
-    session = _TimeoutSession()
-    session.headers["User-Agent"] = "jax-pathways-lti"
+def guarded_session(rules: outbound.OutboundPolicy,
+                    origins: frozenset[outbound.Origin]) -> requests.Session:
+    """A requests session that can only make guarded requests to ``origins``."""
+    session = requests.Session()
+    session.trust_env = False  # no proxies or .netrc from the environment
+    session.adapters.clear()
+    adapter = GuardedAdapter(rules, origins)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
     return session
 
 
 class CachedServiceConnector(ServiceConnector):
-    def __init__(self, registration: Registration, db: Session, platform_id: int) -> None:
-        super().__init__(registration, http_session())
+    def __init__(self, registration: Registration, db: Session, platform_id: int,
+                 http: requests.Session) -> None:
+        super().__init__(registration, http)
         self._db = db
         self._platform_id = platform_id
         self._last_expires_in: int | None = None
@@ -137,15 +179,13 @@ class CachedServiceConnector(ServiceConnector):
         for again in (False, True):
             token = self.get_access_token(scopes)
             stored = self._token_was_stored
-            with self._requests_session.post(
-                    url, data=data, allow_redirects=False, stream=True,
-                    headers={"Authorization": "Bearer " + token,
-                             "Content-Type": content_type}) as response:
-                answer = ServiceAnswer(
-                    response.status_code,
-                    response.raw.read(MAX_ANSWER_BYTES, decode_content=True).decode(
-                        "utf-8", "replace"),
-                    dict(response.headers))
+            response = self._requests_session.post(
+                url, data=data, allow_redirects=False,
+                headers={"Authorization": "Bearer " + token, "Content-Type": content_type})
+            answer = ServiceAnswer(
+                response.status_code,
+                response.content[:MAX_ANSWER_BYTES].decode("utf-8", "replace"),
+                dict(response.headers))
             if answer.status not in REFUSED_TOKEN:
                 return answer
             self.forget_access_token(scopes)  # refused, stored or fresh: never reuse it

@@ -20,6 +20,8 @@ from sqlalchemy.orm import Session
 from lti_service.core.errors import LaunchRejected, excerpt
 from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
 from lti_service.lti.models import UsedNonce
+from lti_service.lti.service.outbound import origin
+from lti_service.lti.service.platforms import service_origins
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -76,6 +78,24 @@ def _max_attempts(custom: dict[str, Any], default: int) -> int:
         raise LaunchRejected(f"custom parameter {exc}: re-add the link with the picker") from exc
 
 
+def check_service_urls(platform: Platform, body: dict[str, Any]) -> None:
+    """Refuse a launch whose AGS or NRPS URLs are not on the platform's origins.
+
+    Why: the tool posts scores to, and reads rosters from, these URLs with the platform's token;
+    a platform (or anyone holding its key) naming an internal address would make the tool call
+    it. The URL itself is not quoted back."""
+    allowed = service_origins(platform)
+    ags = body.get(AGS_CLAIM) or {}
+    nrps = body.get(NRPS_CLAIM) or {}
+    for name, url in (("AGS line item", ags.get("lineitem")),
+                      ("AGS line items", ags.get("lineitems")),
+                      ("NRPS roster", nrps.get("context_memberships_url"))):
+        if url and origin(url) not in allowed:
+            raise LaunchRejected(
+                f"the launch names its {name} URL on an origin this platform is not registered "
+                "for: the operator allows it with `pathways platform update --service-origin`")
+
+
 def _cut(text: object, limit: int) -> str:
     """Display text (names, titles) to its column's length; identifiers are refused instead."""
     return text[:limit] if isinstance(text, str) else ""
@@ -111,6 +131,7 @@ def record_launch(
     default_counting: str,
 ) -> LaunchRecord:
     """Upsert user, context and placement from the claims; mark the nonce used."""
+    check_service_urls(platform, body)
     roles = list(body.get(CLAIM + "roles") or [])
     context_claim = body.get(CLAIM + "context") or {}
     if not context_claim.get("id"):

@@ -166,9 +166,17 @@ def _read(response: urllib3.BaseHTTPResponse, max_bytes: int, deadline: float) -
             raise _Failure("the answer took longer than the deadline")
 
 
+class Answer(NamedTuple):
+    """One HTTP answer: status, headers (lower-case names), body (at most the policy's cap)."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
 def _once(method: str, url: str, rules: OutboundPolicy, body: bytes | None,
-          headers: dict[str, str], deadline: float) -> tuple[int, str | None, bytes]:
-    """One request/answer; returns (status, Location, body)."""
+          headers: dict[str, str], deadline: float) -> Answer:
+    """One request/answer to a checked address; a redirect is returned, never followed."""
     where = origin(url)
     if where is None:
         raise _Failure("not an http(s) URL with a host")
@@ -185,17 +193,20 @@ def _once(method: str, url: str, rules: OutboundPolicy, body: bytes | None,
                 response = pool.urlopen(
                     method, target, body=body, redirect=False, retries=False,
                     preload_content=False, decode_content=False, assert_same_host=False,
-                    headers={**headers, "Host": _host_header(where), "User-Agent": USER_AGENT,
-                             "Accept": "application/json", "Accept-Encoding": "identity"})
+                    headers={"Accept": "application/json", **headers,
+                             "Host": _host_header(where), "User-Agent": USER_AGENT,
+                             "Accept-Encoding": "identity"})
             except (urllib3.exceptions.NewConnectionError,
                     urllib3.exceptions.ConnectTimeoutError):
                 if index + 1 < len(addresses):  # not connected: nothing was sent; next one
                     continue
                 raise
             try:
+                answered = {k.lower(): v for k, v in response.headers.items()}
                 if response.status in REDIRECTS:
-                    return response.status, response.headers.get("Location"), b""
-                return response.status, None, _read(response, rules.max_bytes, deadline)
+                    return Answer(response.status, answered, b"")
+                return Answer(response.status, answered,
+                              _read(response, rules.max_bytes, deadline))
             finally:
                 response.close()  # one request per connection: never back to a pool
         finally:
@@ -213,7 +224,8 @@ def _fetch(method: str, url: str, rules: OutboundPolicy, payload: Any,
     for _ in range(rules.max_redirects + 1):
         if same_origin_as is not None and not same_origin(url, same_origin_as):
             raise _Failure(f"not the same origin as {same_origin_as}")
-        status, location, data = _once(method, url, rules, body, headers, deadline)
+        status, answered, data = _once(method, url, rules, body, headers, deadline)
+        location = answered.get("location") if status in REDIRECTS else None
         if location is None:
             break
         target = urljoin(url, location)
@@ -244,6 +256,28 @@ def fetch_json(url: str, rules: OutboundPolicy, *, method: str = "GET", payload:
     """
     try:
         return _fetch(method, url, rules, payload, dict(headers or {}), same_origin_as)
+    except (_Failure, urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
+        log.warning("outbound %s %s refused: %s: %s", method, _excerpt(url.split("?", 1)[0]),
+                    type(exc).__name__, _excerpt(str(exc)))
+        raise OutboundRefused() from None
+
+
+def request(method: str, url: str, rules: OutboundPolicy, *, body: bytes | None = None,
+            headers: dict[str, str] | None = None,
+            origins: frozenset[Origin] | None = None) -> Answer:
+    """One guarded request that returns whatever the server answered (any status, no redirect
+    followed: a bearer token must not travel on), for callers that judge the answer themselves
+    (the LMS service calls, ``lti.service.lms``). ``origins``: the URL must be on one of them.
+
+    Raises :class:`OutboundRefused` (one message) when no answer came: refused address or
+    origin, network error, deadline, a body over the cap.
+    """
+    try:
+        where = origin(url)
+        if origins is not None and where not in origins:
+            raise _Failure("not one of the platform's registered origins")
+        return _once(method, url, rules, body, dict(headers or {}),
+                     time.monotonic() + rules.timeout_s)
     except (_Failure, urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
         log.warning("outbound %s %s refused: %s: %s", method, _excerpt(url.split("?", 1)[0]),
                     type(exc).__name__, _excerpt(str(exc)))

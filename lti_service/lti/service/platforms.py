@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from lti_service.core.errors import Conflict, NotFound, ServiceError
 from lti_service.core.models import Deployment, Platform
 from lti_service.lti.models import AccessToken
+from lti_service.lti.service import outbound
 
 URL_MAX = 1000  # the URL columns' length
 ID_MAX = 255
@@ -25,6 +26,25 @@ def _check_url(value: str, field: str) -> str:
     return value
 
 
+def _check_origin(value: str) -> str:
+    """An allow-list entry: an http(s) origin, stored as ``scheme://host:port``."""
+    where = outbound.origin(value)
+    parsed = urlparse(value)
+    if where is None or parsed.path not in ("", "/") or parsed.query or parsed.fragment:
+        raise ServiceError(f"service origin {value[:100]!r} is not an http(s) origin "
+                           "(scheme://host[:port])", field="service_origin")
+    return f"{where.scheme}://{where.host}:{where.port}"
+
+
+def service_origins(platform: Platform) -> frozenset[outbound.Origin]:
+    """Where the platform's AGS and NRPS URLs may point: the origins of its registered URLs
+    (issuer, login, token, key set) and the operator's allow-list for it. A signed launch that
+    names another origin is refused; a stored URL elsewhere is never called."""
+    urls = [platform.issuer, platform.auth_login_url, platform.auth_token_url,
+            platform.key_set_url, *(platform.service_origins or [])]
+    return frozenset(o for o in map(outbound.origin, urls) if o is not None)
+
+
 def add_platform(
     session: Session,
     *,
@@ -36,6 +56,7 @@ def add_platform(
     deployment_ids: Iterable[str],
     auth_audience: str | None = None,
     name: str = "",
+    service_origins: Iterable[str] = (),
 ) -> Platform:
     """Add a new registration; an existing issuer + client id is refused, never modified.
 
@@ -71,6 +92,7 @@ def add_platform(
         auth_token_url=auth_token_url,
         key_set_url=key_set_url,
         auth_audience=auth_audience or None,
+        service_origins=sorted({_check_origin(o) for o in service_origins}),
         deployments=[Deployment(deployment_id=d) for d in deployments],
     )
     session.add(platform)
@@ -89,11 +111,12 @@ def update_platform(
     auth_audience: str | None = None,
     name: str | None = None,
     deployment_ids: Iterable[str] = (),
+    service_origins: Iterable[str] | None = None,
 ) -> Platform:
     """The operator's change of a registration: only the given fields, deployments added.
 
     Stored access tokens are dropped when the token URL or audience changes (they belong to the
-    old endpoint).
+    old endpoint). ``service_origins`` replaces the allow-list (an empty list clears it).
     """
     platform = find_platform(session, issuer, client_id)
     if platform is None:
@@ -109,6 +132,8 @@ def update_platform(
         platform.auth_audience = auth_audience or None
     if name is not None:
         platform.name = name
+    if service_origins is not None:
+        platform.service_origins = sorted({_check_origin(o) for o in service_origins if o})
     known = {d.deployment_id for d in platform.deployments}
     for dep in deployment_ids:
         if dep and dep not in known:

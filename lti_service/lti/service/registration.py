@@ -4,6 +4,11 @@ The tool fetches the platform's OpenID configuration, posts its own client regis
 the one-time registration token, and stores the platform and deployment the answer names.
 It starts only from an operator's invite (``invites``), fetches only through ``outbound``, and
 never changes an existing registration (``add_platform`` refuses one: 409, nothing changed).
+
+No oracle: an invite bound to an issuer fetches nothing from another origin, and whatever was
+fetched (no answer, a 404, JSON that is no OpenID configuration, an issuer or endpoints on another
+origin, a registration answer without ids) the answer is ``outbound.FAILED``, the one message
+of a failed fetch; the cause goes to the log only.
 """
 
 from __future__ import annotations
@@ -19,7 +24,12 @@ from lti_service.core.errors import ServiceError
 from lti_service.core.models import Platform
 from lti_service.lti.models import RegistrationInvite
 from lti_service.lti.service import invites
-from lti_service.lti.service.outbound import OutboundPolicy, fetch_json, same_origin
+from lti_service.lti.service.outbound import (
+    OutboundPolicy,
+    OutboundRefused,
+    fetch_json,
+    same_origin,
+)
 from lti_service.lti.service.platforms import add_platform
 
 log = logging.getLogger(__name__)
@@ -69,13 +79,26 @@ def _id(value: Any) -> str | None:
     return str(value) if type(value) in (str, int) and value != "" else None
 
 
-def _endpoints(config: dict[str, Any]) -> dict[str, str]:
+def _refuse(cause: str) -> OutboundRefused:
+    """The uniform answer (module docstring); ``cause`` is logged, never answered."""
+    log.warning("dynamic registration refused: %s", cause)
+    return OutboundRefused()
+
+
+SAME_ORIGIN_ENDPOINTS = ("registration_endpoint", "token_endpoint", "jwks_uri")
+"""Endpoints the tool itself calls: on the issuer's origin only (the login endpoint is the
+learner's browser's business)."""
+
+
+def _endpoints(config: dict[str, Any], issuer: str) -> dict[str, str]:
     found = {}
     for key in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
                 "jwks_uri"):
         value = config.get(key)
-        if not isinstance(value, str) or not value:
-            raise ServiceError(f"the platform's OpenID configuration has no {key}")
+        if not isinstance(value, str) or not value or len(value) > 1000:
+            raise _refuse(f"the OpenID configuration has no usable {key}")
+        if key in SAME_ORIGIN_ENDPOINTS and not same_origin(value, issuer):
+            raise _refuse(f"the OpenID configuration's {key} is not on the issuer's origin")
         found[key] = value
     return found
 
@@ -86,19 +109,21 @@ def register(session: Session, urls: ToolUrls, openid_configuration: str,
     """Register the platform an invited LMS names; never touches an existing registration.
 
     The caller has checked ``invite`` (before anything is fetched); it is consumed here, in the
-    transaction that stores the platform.
+    transaction that stores the platform. The issuer must share the configuration URL's scheme,
+    host and port (else: register it with ``pathways platform add``).
     """
-    config = fetch_json(openid_configuration, rules)
-    issuer = config.get("issuer")
-    if not isinstance(issuer, str) or not same_origin(issuer, openid_configuration):
-        raise ServiceError("the platform's issuer and its openid_configuration URL do not have "
-                           "the same scheme, host and port: register it with "
-                           "`pathways platform add`", field="openid_configuration")
-    if invite.issuer is not None and issuer != invite.issuer:
+    if invite.issuer is not None and not same_origin(openid_configuration, invite.issuer):
         raise ServiceError("this registration link was made for another platform (issuer): ask "
                            "the tool's operator for one for this platform",
                            field="openid_configuration")
-    endpoints = _endpoints(config)
+    config = fetch_json(openid_configuration, rules)
+    issuer = config.get("issuer")
+    if not isinstance(issuer, str) or len(issuer) > 500 \
+            or not same_origin(issuer, openid_configuration):
+        raise _refuse("the issuer is not on the openid_configuration URL's origin")
+    if invite.issuer is not None and issuer != invite.issuer:
+        raise _refuse("the issuer is not the one the invite is bound to")
+    endpoints = _endpoints(config, issuer)
     headers = {"Authorization": f"Bearer {registration_token}"} if registration_token else {}
     answer = fetch_json(endpoints["registration_endpoint"], rules, method="POST",
                         payload=client_registration(urls), headers=headers,
@@ -106,8 +131,8 @@ def register(session: Session, urls: ToolUrls, openid_configuration: str,
     client_id = _id(answer.get("client_id"))
     tool_config = answer.get(TOOL_CONFIG)
     deployment = _id(tool_config.get("deployment_id")) if isinstance(tool_config, dict) else None
-    if client_id is None or deployment is None:
-        raise ServiceError("the registration answer has no client_id or deployment_id")
+    if client_id is None or deployment is None or len(client_id) > 255 or len(deployment) > 255:
+        raise _refuse("the registration answer has no usable client_id or deployment_id")
     platform_config = config.get(PLATFORM_CONFIG)
     name = platform_config.get("product_family_code", "") \
         if isinstance(platform_config, dict) else ""

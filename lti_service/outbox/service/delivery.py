@@ -13,14 +13,16 @@ What the LMS answers decides (``judge``, a pure function):
   LMS sends ``Retry-After``) until ``MAX_TRIES``, then ``failed``. ``base_delay`` is
   ``BASE_DELAY`` unless the operator sets ``OUTBOX_RETRY_BASE_S``;
 - any other 4xx ("user not found", "invalid grade", "score already exists for the provided
-  timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
-  same score again would get the same answer.
+  timestamp"): ``failed`` at once, with the LMS's message as a printable excerpt of
+  ``ANSWER_CHARS`` (``excerpt_of``: the class view shows it). Posting the same score again
+  would get the same answer.
 
 Each row is claimed before its POST (two consumers never post one score), commits on its own,
 and nothing one row raises stops the others. The instructor's resend (``requeue``) sets
 ``resent_at``, so the post carries a new AGS timestamp: an LMS keeps one score per timestamp and
 Open edX answers a repeated one with 400. The token asks for the score scope only.
-``pathways consumer`` calls ``deliver_due`` periodically.
+``pathways consumer`` calls ``deliver_due`` periodically. Every call to the LMS is
+``lti.service.lms``'s (guarded, to the platform's origins only).
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ from pylti1p3.grade import Grade
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from lti_service.core.models import LmsContext, Placement, Platform, utcnow
-from lti_service.lti.service.connector import CachedServiceConnector, ServiceAnswer
-from lti_service.lti.service.toolconf import registration_for
+from lti_service.core.models import Placement, utcnow
+from lti_service.lti.service import lms
+from lti_service.lti.service.connector import ServiceAnswer
+from lti_service.lti.service.outbound import OutboundPolicy
 from lti_service.outbox.models import ScoreOutbox
 
 log = logging.getLogger(__name__)
@@ -48,9 +51,10 @@ MAX_DELAY = timedelta(hours=1)
 MAX_TRIES = 30
 """About a day of retries (7 doubling delays, then hourly) before a score is marked failed."""
 REASON_CHARS = 300
+ANSWER_CHARS = 120
+"""The most of an LMS's answer body a reason quotes (the class view shows reasons)."""
 CLAIM_LEASE = timedelta(minutes=5)
-SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
-SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+SCORE_SCOPE = lms.SCORE_SCOPE
 RETRYABLE = frozenset({401, 408, 425, 429})
 
 Outcome = Literal["delivered", "retry", "failed"]
@@ -71,11 +75,19 @@ def _cut(text: str) -> str:
     return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + "…"
 
 
+def excerpt_of(body: str) -> str:
+    """What an LMS answered, as the instructor may see it: printable characters only, cut to
+    ``ANSWER_CHARS`` (an LMS, or whatever a URL pointed at, chooses these bytes)."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in body[:4 * ANSWER_CHARS])
+                    .split())
+    return text if len(text) <= ANSWER_CHARS else text[:ANSWER_CHARS] + "…"
+
+
 def judge(status: int, body: str) -> Verdict:
     """What an LMS's answer to a score POST means for the row (module docstring)."""
     if 200 <= status < 300:
         return Verdict("delivered")
-    reason = _cut(f"LMS answered HTTP {status}: {body}")
+    reason = _cut(f"LMS answered HTTP {status}: {excerpt_of(body)}")
     if 400 <= status < 500 and status not in RETRYABLE:
         return Verdict("failed", reason)
     return Verdict("retry", reason)
@@ -88,12 +100,8 @@ def retry_after(value: str | None) -> timedelta | None:
     return None
 
 
-def _post(session: Session, row: ScoreOutbox, placement: Placement) -> ServiceAnswer:
-    context = session.get(LmsContext, placement.context_id)
-    assert context is not None
-    platform = session.get(Platform, context.platform_id)
-    assert platform is not None
-    connector = CachedServiceConnector(registration_for(session, platform), session, platform.id)
+def _post(session: Session, row: ScoreOutbox, placement: Placement,
+          rules: OutboundPolicy | None) -> ServiceAnswer:
     grade = (
         Grade()
         .set_score_given(row.score)
@@ -105,29 +113,23 @@ def _post(session: Session, row: ScoreOutbox, placement: Placement) -> ServiceAn
     )
     if row.comment:
         grade.set_comment(row.comment)
-    assert placement.lineitem_url is not None
-    url = _scores_url(placement.lineitem_url)
-    return connector.post([SCORE_SCOPE], url, grade.get_value(), SCORE_TYPE)
+    return lms.post_score(session, placement, grade.get_value(), rules)
 
 
-def _scores_url(lineitem: str) -> str:
-    """``<lineitem>/scores``, keeping the line item URL's query (AGS 3.4)."""
-    path, sep, query = lineitem.partition("?")
-    return path.rstrip("/") + "/scores" + sep + query
-
-
-def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verdict, str | None]:
+def _try(session: Session, row: ScoreOutbox, placement: Placement,
+         rules: OutboundPolicy | None) -> tuple[Verdict, str | None]:
     """One POST of the row; never raises (a bug in one row must not stop the others)."""
     try:
-        answer = _post(session, row, placement)
+        answer = _post(session, row, placement, rules)
     except requests.RequestException as exc:
         return Verdict("retry", _cut(f"LMS not reachable: {type(exc).__name__}")), None
     except LtiServiceException as exc:  # the token request was refused
         status = exc.response.status_code
         return Verdict("retry", _cut(f"token request answered HTTP {status}: "
-                                     f"{exc.response.text}")), None
+                                     f"{excerpt_of(exc.response.text)}")), None
     except (LtiException, ValueError, KeyError) as exc:  # e.g. a token answer without a token
-        return Verdict("retry", _cut(f"token request failed: {type(exc).__name__}: {exc}")), None
+        return Verdict("retry", _cut(f"token request failed: {type(exc).__name__}: "
+                                     f"{excerpt_of(str(exc))}")), None
     except Exception as exc:
         log.exception("score %s: unexpected error while posting", row.id)
         session.rollback()
@@ -155,8 +157,11 @@ def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
 
 
 def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 50,
-                max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY) -> int:
-    """Post up to ``limit`` due rows; return how many the LMS accepted."""
+                max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY,
+                rules: OutboundPolicy | None = None) -> int:
+    """Post up to ``limit`` due rows; return how many the LMS accepted.
+
+    ``rules``: the operator's outbound policy (``lms.process_policy()`` when not given)."""
     now = now or utcnow()
     rows = list(
         session.scalars(
@@ -181,7 +186,7 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
             verdict, wait = Verdict("failed", "the LMS did not grant this tool the AGS score "
                                               "scope for this link: ask its administrator"), None
         else:
-            verdict, wait = _try(session, row, placement)
+            verdict, wait = _try(session, row, placement, rules)
         row.tries += 1
         if verdict.outcome == "delivered":
             row.status, row.delivered_at, row.last_error = "delivered", utcnow(), ""
