@@ -162,7 +162,10 @@ def test_sysv_shm_does_not_cross_runs(warm: WarmRunner) -> None:
     filled = _grade(warm, SHM_FILL + GOOD.read_text())
     assert filled.outcome == "graded", (filled.feedback, filled.stderr)
     looked = _grade(warm, SHM_LOOK + GOOD.read_text())
-    assert (looked.outcome, looked.score) == ("graded", 3.0), (looked.feedback, looked.stderr)
+    # It imports ctypes, so the forgery rule scores it 0 (course/checks/forgery.py): what counts
+    # here is that its asserts held, i.e. it ran to its end without an AssertionError.
+    assert looked.outcome == "graded", (looked.feedback, looked.stderr)
+    assert "AssertionError" not in looked.stderr, looked.stderr
     _assert_clean(warm)
 
 
