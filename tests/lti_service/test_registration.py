@@ -43,7 +43,10 @@ def test_dynamic_registration_from_an_invite_then_deep_link_works(sqlite_stack: 
     ok = requests.get(register, timeout=30, params={
         "invite": token, "openid_configuration": config_url, "registration_token": "t0k"})
     assert ok.status_code == 200, ok.text
-    assert "org.imsglobal.lti.close" in ok.text
+    # The page tells the platform to close its dialog from a same-origin script (CSP: no inline).
+    assert '<script src="/static/registered.js"></script>' in ok.text
+    script = requests.get(stack.tool_url + "/static/registered.js", timeout=30)
+    assert script.status_code == 200 and "org.imsglobal.lti.close" in script.text
     with stack.db() as session:
         platform = session.scalars(select(Platform)).one()
         assert (platform.issuer, platform.client_id) == (cfg.issuer, cfg.client_id)
