@@ -1,9 +1,10 @@
 """The JSON API described once: an OpenAPI 3 document generated from the marshmallow schemas.
 
-``python -m lti_service.openapi`` writes ``lti_service/openapi.json``, the file the tool serves
+``python scripts/openapi.py`` writes ``lti_service/openapi.json``, the file the tool serves
 at ``/api/openapi.json`` (a test checks the committed file equals what this generates, and
 schemathesis drives every operation in it against the real app). apispec is a development
-dependency: the service never imports this module, it serves the committed file.
+dependency, so this generator lives outside the shipped package: the service serves the
+committed file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from marshmallow import Schema, fields
 
 from lti_service.checkpoints.schemas import AnswerIn, AnswerOut, AttemptOut, PolicyIn, PolicyOut
 
-DOCUMENT = Path(__file__).with_name("openapi.json")
+DOCUMENT = Path(__file__).resolve().parents[1] / "lti_service" / "openapi.json"
 VERSION = "1"
 
 
@@ -100,8 +101,8 @@ def render() -> str:
     return json.dumps(build(), indent=2, sort_keys=True) + "\n"
 
 
-if __name__ == "__main__":  # python -m lti_service.openapi [--check]
+if __name__ == "__main__":  # python scripts/openapi.py [--check]
     if sys.argv[1:] == ["--check"]:
         sys.exit(0 if DOCUMENT.read_text() == render() else "openapi.json is stale: run "
-                 "python -m lti_service.openapi")
+                 "python scripts/openapi.py")
     DOCUMENT.write_text(render())
