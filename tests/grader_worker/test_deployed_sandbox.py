@@ -9,7 +9,6 @@ own interpreter and process and checks its report like test_hostile does.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -34,7 +33,14 @@ from grader_helpers import (
     assert_clear_failure,
     make_job,
 )
-from worker_user import as_user, delegate_cgroups, describe, make_worker_user, processes_of
+from worker_user import (
+    as_user,
+    clean_up,
+    delegate_cgroups,
+    describe,
+    make_worker_user,
+    processes_of,
+)
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
@@ -190,15 +196,7 @@ def test_corpus_with_an_unprivileged_worker(wheel_python: Path, deploy_dir: Path
         assert not left, left
         assert not [c for d in made if d.name == rel.rsplit("/", 1)[-1] for c in d.glob("*/")]
     finally:
-        for pid in processes_of(uid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, 9)
-        for d in reversed(made):
-            for child in sorted(d.glob("*/"), reverse=True):
-                with contextlib.suppress(OSError):
-                    child.rmdir()
-            with contextlib.suppress(OSError):
-                d.rmdir()
+        clean_up(uid, made)
     assert not [d for d in made if d.exists()], "delegated cgroups left behind"
 
 
