@@ -74,18 +74,26 @@ def answer(
     checkpoint: Checkpoint,
     choice: str,
     graded: bool = True,
+    request_key: str | None = None,
 ) -> AnswerResult:
     """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
-    lesson placed as an ungraded link, which has no gradebook column to post to)."""
+    lesson placed as an ungraded link, which has no gradebook column to post to).
+    ``request_key``: the page's or client's key of this request: a repeat returns the first
+    answer's result and records nothing (``uq_checkpoint_attempts_request_key`` decides; the
+    caller commits, and a repeat racing the first fails there: ``replay`` answers it)."""
     checkpoint = variant_of(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
         raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
                            f"({keys})", field="choice")
-    # One read of the learner's attempts serves the limit and the counted score (the count and
-    # the history re-read were the same rows).
+    # One read of the learner's attempts serves the repeat check, the limit and the counted
+    # score.
     earlier = attempts_of(session, placement.id, user.id)
+    if request_key:
+        for attempt in earlier:
+            if attempt.request_key == request_key:
+                return _result(checkpoint, placement, earlier, attempt)
     if len(earlier) >= placement.max_attempts:
         raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
     attempt = CheckpointAttempt(
@@ -96,29 +104,54 @@ def answer(
         correct=picked.correct,
         variant=dict(checkpoint.variant) or None,
         attempt_number=len(earlier) + 1,
+        request_key=request_key or None,
     )
     session.add(attempt)
     session.flush()
     history = [*earlier, attempt]
-    score = counted(history, placement.counting)
-    left = placement.max_attempts - len(history)
-    done = score == 1.0 or left == 0
+    result = _result(checkpoint, placement, history, attempt)
     if graded:
         record_score(
             session,
             placement=placement,
             user=user,
-            score=score,
+            score=result.counted_score,
             max_score=1.0,
-            activity_progress="Completed" if done else "Submitted",
+            activity_progress="Completed" if _done(result) else "Submitted",
             grading_progress="FullyGraded",
             comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
             source=f"checkpoint:{attempt.id}",
         )
+    return result
+
+
+def replay(session: Session, *, placement: Placement, user: LmsUser, checkpoint: Checkpoint,
+           request_key: str) -> AnswerResult | None:
+    """The first answer's result for ``request_key`` (after a commit lost the race to it)."""
+    checkpoint = variant_of(checkpoint, placement, user.id)
+    history = attempts_of(session, placement.id, user.id)
+    for attempt in history:
+        if attempt.request_key == request_key:
+            return _result(checkpoint, placement, history, attempt)
+    return None
+
+
+def _done(result: AnswerResult) -> bool:
+    return result.counted_score == 1.0 or result.attempts_left == 0
+
+
+def _result(checkpoint: Checkpoint, placement: Placement, history: list[CheckpointAttempt],
+            attempt: CheckpointAttempt) -> AnswerResult:
+    """What the learner is told about ``attempt``, as when it was first recorded."""
+    upto = [a for a in history if a.attempt_number <= attempt.attempt_number]
+    score = counted(upto, placement.counting)
+    left = max(placement.max_attempts - len(upto), 0)
+    picked = checkpoint.choice(attempt.choice)
+    done = score == 1.0 or left == 0
     return AnswerResult(
         attempt_number=attempt.attempt_number,
-        correct=picked.correct,
-        feedback=picked.feedback,
+        correct=attempt.correct,
+        feedback=picked.feedback if picked is not None else "",
         explanation=checkpoint.explanation if done else "",
         counted_score=score,
         attempts_left=left,

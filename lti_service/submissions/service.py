@@ -68,11 +68,19 @@ def variant_on(exercise: Exercise, placement: Placement, user_id: int) -> dict[s
 def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
            user: LmsUser, exercise_id: str, source: str,
            variant: dict[str, Any] | None = None, course_version: str = "",
-           checks_hash: str = "", max_attempts: int | None = None) -> Submission:
+           checks_hash: str = "", max_attempts: int | None = None,
+           request_key: str | None = None) -> Submission:
     """Store the submission (committed), then enqueue its first grading try with the
     learner's ``variant``, and the course version and checks hash this service expects to
     grade it (a worker with other checks refuses the job rather than grade it differently).
-    ``max_attempts``: the limit per exercise when not the placement's own (a lesson page's)."""
+    ``max_attempts``: the limit per exercise when not the placement's own (a lesson page's).
+    ``request_key``: the page's or client's key of this request: a repeat of it returns the
+    first submission and charges nothing (the unique key ``uq_submissions_request_key``
+    decides, so two repeats racing each other still make one row)."""
+    if request_key:
+        first = _by_key(session, placement.id, user.id, exercise_id, request_key)
+        if first is not None:
+            return first
     limit = placement.max_attempts if max_attempts is None else max_attempts
     used = attempts_used(session, placement.id, user.id, exercise_id)
     if limit and used >= limit:
@@ -87,13 +95,31 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
                      source_sha256=hashlib.sha256(source.encode()).hexdigest(),
                      status="queued", feedback="", grading_try=1, infra_failures=0,
                      lease_worker="", created_at=utcnow(), variant=dict(variant or {}),
-                     course_version=course_version, checks_hash=checks_hash)
+                     course_version=course_version, checks_hash=checks_hash,
+                     request_key=request_key or None)
     _lease(row, settings.queued_lease_s)
     session.add(row)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        first = _by_key(session, placement.id, user.id, exercise_id, request_key) \
+            if request_key else None
+        if first is not None:  # the same request, made at the same moment: one attempt
+            return first
+        raise SubmissionError("another submission of this exercise was made at the same "
+                              "moment: reload the page to see it") from None
     logger.info("submission stored", extra={"submission_id": row.id, "attempt": number})
     _enqueue(session, queues, settings, row)
     return row
+
+
+def _by_key(session: Session, placement_id: int, user_id: int, exercise_id: str,
+            request_key: str) -> Submission | None:
+    return session.scalars(select(Submission).where(
+        Submission.placement_id == placement_id, Submission.user_id == user_id,
+        Submission.exercise_id == exercise_id,
+        Submission.request_key == request_key)).first()
 
 
 def _lease(row: Submission, seconds: float, now: datetime | None = None) -> None:
