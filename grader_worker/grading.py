@@ -50,6 +50,9 @@ logger = logging.getLogger(__name__)
 EXCERPT_CHARS = 8000
 CPU_LIMIT_SHARE = 0.9
 """A signal-killed run that used this share of its CPU limit was stopped by the limit."""
+REFERENCE_TRIES = 3
+"""Runs of the reference solution before its failure counts as an infrastructure error."""
+REFERENCE_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -155,12 +158,24 @@ def _reference(job: Job, suite: CheckSuite, target: GradingTarget, variant: dict
         raise ChecksError(f"{job.exercise_id} is a function exercise without a reference")
     inputs = suite.calls(variant, seed)
     calls = encode_calls(suite.function, inputs)
-    run = runner.run(target.reference(variant), (), limits, calls)
-    try:
-        expected = read_values(run.values, max_bytes=limits.values_bytes)
-    except ValuesError as exc:
-        raise ChecksError(f"the reference solution's run is unreadable ({exc}); "
-                          f"stderr: {run.stderr.decode(errors='replace')[-500:]}") from exc
+    # The reference is ours and known to pass: a run of it that fails (timed out, killed,
+    # unreadable) failed for the host's reasons (a starved or overloaded machine). Try it again
+    # after a pause before giving up as an infrastructure error (retried by the service, never
+    # charged to the learner).
+    for attempt in range(1, REFERENCE_TRIES + 1):
+        run = runner.run(target.reference(variant), (), limits, calls)
+        try:
+            expected = read_values(run.values, max_bytes=limits.values_bytes)
+            break
+        except ValuesError as exc:
+            if attempt == REFERENCE_TRIES:
+                raise ChecksError(f"the reference solution's run failed {attempt} times "
+                                  f"(last: {exc}; timed out: {run.timed_out}); stderr: "
+                                  f"{run.stderr.decode(errors='replace')[-500:]}") from exc
+            logger.warning("reference run failed; retrying", extra={
+                "submission_id": job.submission_id, "try": attempt,
+                "timed_out": run.timed_out})
+            time.sleep(REFERENCE_PAUSE_S * attempt)
     problem = reference_problem(expected, suite.function)
     if problem:
         raise ChecksError(f"{job.exercise_id}: {problem}")

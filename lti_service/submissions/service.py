@@ -258,9 +258,11 @@ def reap(session: Session, queues: Queues, settings: GradingSettings,
 def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
                 now: datetime) -> int:
     """Re-send (same try) each queued submission sent over ``lost_after_s`` ago whose job is
-    not in the grading queue: the message was lost (a Redis failover, a flushed queue, a
-    worker that died between taking it and saying "started"). A job a worker has just taken
-    may be sent twice; its result is still recorded once per (submission, try)."""
+    not in the grading queue and that no worker has claimed: the message was lost (a Redis
+    failover, a flushed queue). A job a worker took is claimed before it runs
+    (``Queues.claim``), so it is not re-sent, and a copy that raced the claim is dropped by
+    the worker: one grading per (submission, try). A worker that dies after claiming is
+    covered by the lease."""
     sent_before = now - timedelta(seconds=settings.lost_after_s)
     ids = list(session.scalars(select(Submission.id).where(
         Submission.status == "queued", Submission.enqueued_at < sent_before)))
@@ -272,7 +274,8 @@ def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
     for submission_id in ids:
         row = _locked(session, submission_id)
         if row is None or row.status != "queued" or row.enqueued_at is None \
-                or row.enqueued_at >= sent_before or (row.id, row.grading_try) in waiting:
+                or row.enqueued_at >= sent_before or (row.id, row.grading_try) in waiting \
+                or queues.claimed(row.id, row.grading_try):
             session.rollback()
             continue
         logger.warning("job missing from the queue; sending it again",

@@ -235,8 +235,8 @@ def test_a_refused_fresh_token_is_not_retried_and_the_row_backs_off(sqlite_stack
 def test_the_operator_sets_the_first_retry_delay(sqlite_stack, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """OUTBOX_RETRY_BASE_S reaches the consumer's deliveries: a short first delay (a local
     stack, a test) and the same doubling after it."""
+    from lti_service.consumer import delivery_for
     from lti_service.core.config import Config
-    from lti_service.submissions.cli import delivery_for
 
     stack = sqlite_stack
     monkeypatch.setenv("OUTBOX_RETRY_BASE_S", "2")
