@@ -170,11 +170,15 @@ class Consumer:
               help="Seconds between score outbox passes.")
 @click.option("--outbox-concurrency", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Score POSTs in flight at most.")
+@click.option("--outbox-claim-s", type=click.FloatRange(5, 3600), default=60.0,
+              show_default=True, help="Seconds after which a score claimed by a consumer that "
+              "died mid-POST is posted again (longer than a POST can take).")
 @click.option("--housekeeping-every", type=float, default=60.0, show_default=True,
               help="Seconds between purges of expired LTI launch data and old nonces.")
 @click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="INFO", show_default=True)
 def consumer(database_url: str | None, reap_every: float, outbox_every: float,
-             outbox_concurrency: int, housekeeping_every: float, log_level: str) -> None:
+             outbox_concurrency: int, outbox_claim_s: float, housekeeping_every: float,
+             log_level: str) -> None:
     """Record grading results, reap expired leases, post scores; until SIGTERM.
 
     Leases and tries are not options here: the web writes them and this process reaps them, so
@@ -196,7 +200,8 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
         sys.exit(EXIT_CONFIG)
     sessions = make_session_factory(engine)
     deliveries = Deliveries(sessions, concurrency=outbox_concurrency,
-                            base_delay=timedelta(seconds=cfg.outbox_retry_base_s))
+                            base_delay=timedelta(seconds=cfg.outbox_retry_base_s),
+                            claim_lease=timedelta(seconds=outbox_claim_s))
     loop = Consumer(sessions, queues, GradingSettings.from_config(cfg),
                     reap_every_s=reap_every, outbox_every_s=outbox_every,
                     housekeeping_every_s=housekeeping_every, deliveries=deliveries,

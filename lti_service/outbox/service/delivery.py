@@ -56,7 +56,9 @@ MAX_DELAY = timedelta(hours=1)
 MAX_TRIES = 30
 """About a day of retries (7 doubling delays, then hourly) before a score is marked failed."""
 REASON_CHARS = 300
-CLAIM_LEASE = timedelta(minutes=5)
+CLAIM_LEASE = timedelta(seconds=60)
+"""Longer than a POST can take (the connector's timeout): a claim older than this belongs
+to a process that died mid-POST."""
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 RETRYABLE = frozenset({401, 408, 425, 429})
@@ -154,7 +156,8 @@ def _try(session: Session, row: ScoreOutbox, placement: Placement) -> tuple[Verd
     return judge(answer.status, answer.text), retry_header
 
 
-def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
+def _claim(session: Session, row: ScoreOutbox, now: datetime,
+           lease: timedelta = CLAIM_LEASE) -> bool:
     """Take the row for this process before posting it: a second consumer that read it as due
     finds it claimed and skips it, so two processes never post one score. A process that dies
     mid-post leaves it due again after ``CLAIM_LEASE`` with ``posting_since`` set: that POST's
@@ -164,7 +167,7 @@ def _claim(session: Session, row: ScoreOutbox, now: datetime) -> bool:
         update(ScoreOutbox)
         .where(ScoreOutbox.id == row.id, ScoreOutbox.status == "pending",
                ScoreOutbox.next_attempt_at <= now)
-        .values(next_attempt_at=now + CLAIM_LEASE, posting_since=utcnow())
+        .values(next_attempt_at=now + lease, posting_since=utcnow())
         .execution_options(synchronize_session=False))
     session.commit()
     if taken.rowcount != 1:  # type: ignore[attr-defined]
@@ -200,10 +203,10 @@ def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 5
 
 
 def deliver_one(session: Session, row_id: int, *, now: datetime, max_tries: int = MAX_TRIES,
-                base_delay: timedelta = BASE_DELAY) -> int:
+                base_delay: timedelta = BASE_DELAY, claim_lease: timedelta = CLAIM_LEASE) -> int:
     """Claim and post one row, record what the LMS answered; 1 when delivered."""
     row = session.get(ScoreOutbox, row_id)
-    if row is None or not _claim(session, row, now):
+    if row is None or not _claim(session, row, now, claim_lease):
         return 0
     placement = session.get(Placement, row.placement_id)
     if placement is None or not placement.lineitem_url:
@@ -243,8 +246,10 @@ class Deliveries:
     time, each in its own session), so one slow LMS answer holds one slot, not the others."""
 
     def __init__(self, sessions: sessionmaker[Session], *, concurrency: int = 8,
-                 max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY) -> None:
+                 max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY,
+                 claim_lease: timedelta = CLAIM_LEASE) -> None:
         self.sessions = sessions
+        self.claim_lease = claim_lease
         self.concurrency = concurrency
         self.max_tries = max_tries
         self.base_delay = base_delay
@@ -269,7 +274,7 @@ class Deliveries:
     def _one(self, row_id: int, now: datetime) -> int:
         with self.sessions() as session:
             return deliver_one(session, row_id, now=now, max_tries=self.max_tries,
-                               base_delay=self.base_delay)
+                               base_delay=self.base_delay, claim_lease=self.claim_lease)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
