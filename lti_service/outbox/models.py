@@ -16,9 +16,10 @@ class ScoreOutbox(Base):
 
     status: ``pending`` (due at ``next_attempt_at``), ``delivered`` (the LMS answered 2xx),
     ``failed`` (the LMS refused it, or it was still refused after the retry cap; ``last_error``
-    holds the LMS's reason) or ``no_lineitem``. ``resent_at``: the instructor's last resend; the
-    AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a repeated timestamp);
-    a retry after an ambiguous outcome sets ``resent_at`` too.
+    holds the LMS's reason), ``no_lineitem`` or ``superseded`` (a later score of the same
+    learner and placement replaced it before it was posted). ``resent_at``: the instructor's
+    last resend; the AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a
+    repeated timestamp); a retry after an ambiguous outcome sets ``resent_at`` too.
     """
 
     __tablename__ = "score_outbox"

@@ -238,18 +238,20 @@ class Row:
     recovery_s: float
     graded_twice: int
     consumer_restarts: int
+    gradebook_wrong: int = 0
+    """Learners whose newest score is not the one the LMS gradebook holds."""
 
     def line(self) -> str:
         return (f"{self.fault:<24} sent {self.sent:>4}  recorded {self.recorded:>4}  lost "
                 f"{self.lost}  duplicated {self.duplicated}  posted-twice {self.posted_twice}  "
                 f"false-failed {self.false_failed}  stuck {self.stuck}  graded-twice "
-                f"{self.graded_twice}  consumer-restarts {self.consumer_restarts}  recovery "
-                f"{self.recovery_s:.1f}s")
+                f"{self.graded_twice}  gradebook-wrong {self.gradebook_wrong}  "
+                f"consumer-restarts {self.consumer_restarts}  recovery {self.recovery_s:.1f}s")
 
     @property
     def clean(self) -> bool:
         return not (self.lost or self.duplicated or self.posted_twice or self.false_failed
-                    or self.stuck or self.graded_twice)
+                    or self.stuck or self.graded_twice or self.gradebook_wrong)
 
 
 class World:
@@ -372,6 +374,7 @@ class World:
             graded = session.scalar(select(func.count()).select_from(Submission).where(
                 Submission.status == "graded")) or 0
             statuses = Counter(session.scalars(select(ScoreOutbox.status)))
+            wrong = self._gradebook_wrong(session)
         posts = Counter((p["lineitem"], str(p.get("userId")), str(p.get("timestamp")))
                         for p in self.stack.lms_store.score_posts)
         sent = self.expected_answers + self.expected_jobs
@@ -385,7 +388,20 @@ class World:
                    stuck=statuses.get("pending", 0) + (jobs - graded),
                    recovery_s=recovery_s,
                    graded_twice=sum(1 for n in self.grader.graded.values() if n > 1),
-                   consumer_restarts=self.consumer.restarts)
+                   consumer_restarts=self.consumer.restarts, gradebook_wrong=wrong)
+
+    def _gradebook_wrong(self, session: Any) -> int:
+        """Learners whose newest score per placement is not what the LMS gradebook holds."""
+        latest: dict[tuple[int, int], ScoreOutbox] = {}
+        for row in session.scalars(select(ScoreOutbox).order_by(ScoreOutbox.id)):
+            latest[(row.placement_id, row.user_id)] = row
+        wrong = 0
+        for row in latest.values():
+            lineitem = row.placement.lineitem_url.rstrip("/").rsplit("/", 1)[-1]
+            held = self.stack.lms_store.scores.get((lineitem, row.user.sub))
+            if held is None or float(held.get("scoreGiven", -1)) != row.score:
+                wrong += 1
+        return wrong
 
 
 @contextmanager

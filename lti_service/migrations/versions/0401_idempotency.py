@@ -1,5 +1,5 @@
 """Fault tolerance: request keys (a repeated request is the same attempt), the outbox's
-ambiguous posts, and the heartbeats of the long-running parts
+ambiguous posts, the heartbeats of the long-running parts, and the cached class roster
 
 Revision ID: 0401_idempotency
 Revises: 0302_attempts_per_exercise
@@ -41,9 +41,19 @@ def upgrade() -> None:
         sa.Column("state", sa.String(length=300), nullable=False),
         sa.PrimaryKeyConstraint("part", name="pk_part_heartbeats"),
     )
+    op.create_table(
+        "roster_cache",
+        sa.Column("context_id", sa.Integer(), nullable=False),
+        sa.Column("members", sa.JSON(), nullable=False),
+        sa.Column("fetched_at", sa.DateTime(), nullable=False),
+        sa.ForeignKeyConstraint(["context_id"], ["lms_contexts.id"], ondelete="CASCADE",
+                                name="fk_roster_cache_context_id_lms_contexts"),
+        sa.PrimaryKeyConstraint("context_id", name="pk_roster_cache"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("roster_cache")
     op.drop_table("part_heartbeats")
     with op.batch_alter_table("score_outbox") as batch:
         batch.drop_column("ambiguous")

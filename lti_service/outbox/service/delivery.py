@@ -16,6 +16,10 @@ What the LMS answers decides (``judge``, a pure function):
   timestamp"): ``failed`` at once, with the LMS's message cut to ``REASON_CHARS``. Posting the
   same score again would get the same answer.
 
+A row with a later row of the same learner and placement (pending or delivered) is
+``superseded``, not posted: the LMS keeps the latest score, and posting an older one after it
+would be refused (an old timestamp) or, with a new timestamp, replace the newer value.
+
 Each row is claimed before its POST (two consumers never post one score), commits on its own,
 and nothing one row raises stops the others. ``Deliveries`` posts due rows concurrently, with a
 bound, on threads of its own (the consumer runs it apart from result recording and the reaper).
@@ -62,6 +66,7 @@ to a process that died mid-POST."""
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 RETRYABLE = frozenset({401, 408, 425, 429})
+SUPERSEDED = "a later score of this learner replaces it in the gradebook"
 
 Outcome = Literal["delivered", "retry", "failed"]
 
@@ -182,6 +187,14 @@ def _claim(session: Session, row: ScoreOutbox, now: datetime,
     return True
 
 
+def _newer(session: Session, row: ScoreOutbox) -> bool:
+    """Whether a later score of the same learner and placement is delivered or on its way."""
+    return session.scalar(select(ScoreOutbox.id).where(
+        ScoreOutbox.placement_id == row.placement_id, ScoreOutbox.user_id == row.user_id,
+        ScoreOutbox.id > row.id,
+        ScoreOutbox.status.in_(("pending", "delivered"))).limit(1)) is not None
+
+
 def due_ids(session: Session, now: datetime, limit: int = 50) -> list[int]:
     """The rows due for a POST, oldest first."""
     ids = list(session.scalars(
@@ -208,6 +221,13 @@ def deliver_one(session: Session, row_id: int, *, now: datetime, max_tries: int 
     row = session.get(ScoreOutbox, row_id)
     if row is None or not _claim(session, row, now, claim_lease):
         return 0
+    if _newer(session, row):
+        # The LMS keeps one score per learner and line item, the latest: an older row posted
+        # after a newer one (concurrent posts, a retry) would be refused as an old timestamp,
+        # or, retried with a new timestamp after an ambiguous outcome, replace the newer value.
+        row.status, row.posting_since, row.last_error = "superseded", None, SUPERSEDED
+        session.commit()
+        return 0
     placement = session.get(Placement, row.placement_id)
     if placement is None or not placement.lineitem_url:
         row.status, row.posting_since = "no_lineitem", None
@@ -226,6 +246,8 @@ def deliver_one(session: Session, row_id: int, *, now: datetime, max_tries: int 
         row.ambiguous = True
     if verdict.outcome == "delivered" or (row.ambiguous and already_there(verdict)):
         row.status, row.delivered_at, row.last_error = "delivered", utcnow(), ""
+    elif verdict.outcome == "failed" and _newer(session, row):
+        row.status, row.last_error = "superseded", SUPERSEDED
     elif verdict.outcome == "failed" or row.tries >= max_tries:
         row.status = "failed"
         row.last_error = verdict.reason if verdict.outcome == "failed" else _cut(
