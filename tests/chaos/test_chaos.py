@@ -135,7 +135,6 @@ def test_consumer_sigkill_during_score_posts(servers: Servers, tmp_path: Path) -
         assert row.clean, row.line()
 
 
-@pytest.mark.chaos_fast
 def test_lms_down(servers: Servers, tmp_path: Path) -> None:
     with world(servers, tmp_path, "lms-down") as w:
         w.launch(LEARNERS)
