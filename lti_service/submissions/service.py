@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import ValidationError
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -264,8 +264,12 @@ def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
     the worker: one grading per (submission, try). A worker that dies after claiming is
     covered by the lease."""
     sent_before = now - timedelta(seconds=settings.lost_after_s)
+    # Never sent at all counts too: the row committed, then the database went away before
+    # the send was recorded (the learner's retry with the same request key finds the row).
     ids = list(session.scalars(select(Submission.id).where(
-        Submission.status == "queued", Submission.enqueued_at < sent_before)))
+        Submission.status == "queued",
+        or_(Submission.enqueued_at < sent_before,
+            and_(Submission.enqueued_at.is_(None), Submission.created_at < sent_before)))))
     session.rollback()
     if not ids:
         return 0
@@ -273,8 +277,9 @@ def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
     count = 0
     for submission_id in ids:
         row = _locked(session, submission_id)
-        if row is None or row.status != "queued" or row.enqueued_at is None \
-                or row.enqueued_at >= sent_before or (row.id, row.grading_try) in waiting \
+        if row is None or row.status != "queued" \
+                or (row.enqueued_at or row.created_at) >= sent_before \
+                or (row.id, row.grading_try) in waiting \
                 or queues.claimed(row.id, row.grading_try):
             session.rollback()
             continue

@@ -165,7 +165,8 @@ class Consumer:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "pathways", "consumer", "--outbox-every", "0.3",
-                 "--reap-every", "1", "--outbox-concurrency", "8"],
+                 "--reap-every", "1", "--outbox-concurrency", "8",
+                 "--outbox-claim-s", "20"],
                 env=self.env, stdout=out, stderr=subprocess.STDOUT)
         if self._watch is None:
             self._watch = threading.Thread(target=self._supervise, daemon=True)
