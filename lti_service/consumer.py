@@ -69,6 +69,7 @@ class Consumer:
         self.deliveries = deliveries
         self.stopping = threading.Event()
         self.counts: dict[str, int] = {}
+        self.outbox_error: Exception | None = None
         self.guard = Guard("consumer", self.stopping, on_fault=on_fault)
         self.outbox_guard = Guard("outbox", self.stopping, on_fault=on_fault)
         queues.on_message = self._on_message
@@ -116,6 +117,13 @@ class Consumer:
 
     # -- the schedule --------------------------------------------------------------------
     def _outbox_loop(self) -> None:
+        try:
+            self._outbox_ticks()
+        except Exception as exc:  # noqa: BLE001 - a configuration error: the process ends
+            self.outbox_error = exc
+            self.stopping.set()
+
+    def _outbox_ticks(self) -> None:
         next_beat = 0.0
         while not self.stopping.is_set():
             self.outbox_guard.call(self.deliver_scores, 0)
@@ -124,6 +132,21 @@ class Consumer:
                 next_beat = time.monotonic() + HEARTBEAT_S
             self.stopping.wait(self.outbox_every_s)
 
+    def _results_pass(self, due: dict[str, float]) -> int:
+        """One pass of the results thread: drain, then what is due; the messages applied."""
+        busy = self.guard.call(self.drain, 0)
+        now = time.monotonic()
+        if now >= due["reap"]:
+            self.guard.call(self.reap, 0)
+            due["reap"] = time.monotonic() + self.reap_every_s
+        if now >= due["housekeeping"]:
+            self.guard.call(self.housekeep, 0)
+            due["housekeeping"] = time.monotonic() + self.housekeeping_every_s
+        if now >= due["beat"]:
+            self.guard.call(lambda: self.beat("consumer", self.guard), None)
+            due["beat"] = time.monotonic() + HEARTBEAT_S
+        return busy
+
     def run(self, *, idle_sleep_s: float = 0.2) -> None:
         """Loop until SIGTERM/SIGINT (finishes the message in hand); a fault backs off, a
         configuration error propagates."""
@@ -131,33 +154,27 @@ class Consumer:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: self.stopping.set())
         outbox = threading.Thread(target=self._outbox_loop, name="outbox", daemon=True)
-        outbox.start()
         recovered = self.guard.call(lambda: self.queues.recover(self.queues.results), 0)
         if recovered:
             logger.warning("put back %s results message(s) a stopped consumer had taken",
                            recovered)
-        next_reap = next_housekeeping = next_beat = 0.0
+        due = {"reap": 0.0, "housekeeping": 0.0, "beat": 0.0}
         logger.info("consumer running")
         try:
             while not self.stopping.is_set():
-                busy = self.guard.call(self.drain, 0)
-                now = time.monotonic()
-                if now >= next_reap:
-                    self.guard.call(self.reap, 0)
-                    next_reap = time.monotonic() + self.reap_every_s
-                if now >= next_housekeeping:
-                    self.guard.call(self.housekeep, 0)
-                    next_housekeeping = time.monotonic() + self.housekeeping_every_s
-                if now >= next_beat:
-                    self.guard.call(lambda: self.beat("consumer", self.guard), None)
-                    next_beat = time.monotonic() + HEARTBEAT_S
+                busy = self._results_pass(due)
+                if outbox.ident is None and not self.stopping.is_set():
+                    outbox.start()  # after the first pass: results and the reaper come first
                 if not busy:
                     self.stopping.wait(idle_sleep_s)
         finally:
             self.stopping.set()
-            outbox.join(timeout=60)
+            if outbox.is_alive():
+                outbox.join(timeout=60)
             if self.deliveries is not None:
                 self.deliveries.close()
+        if self.outbox_error is not None:
+            raise self.outbox_error
         logger.info("consumer stopped", extra=self.counts)
 
 

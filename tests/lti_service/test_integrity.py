@@ -85,8 +85,10 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
         # Alice submits her variant's reference, then bob's variant's reference.
         own = submission_for(lesson, exercise, exercise.for_variant(mine).solution_code)
         other = submission_for(lesson, exercise, exercise.for_variant(theirs).solution_code)
-        for source in (own, other):
-            assert alice.submit(alice_page, data={"source": source}).status_code == 200
+        page = alice_page
+        for source in (own, other):  # each from the page the last one returned (its own key)
+            page = alice.submit(page, data={"source": source})
+            assert page.status_code == 200
             while worker.queues.process_one(worker.queues.grading):
                 pass
             consumer.drain()
@@ -164,7 +166,8 @@ def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stac
         assert page.status_code == 200, page.text[:300]
         assert "Submit main.py" in page.text and project.title in html.unescape(page.text)
         for source in (project.starter_code, project.solution_code):  # model.py, whole
-            assert alice.submit(page, data={"source": source}).status_code == 200
+            page = alice.submit(page, data={"source": source})  # the next from its page
+            assert page.status_code == 200
             while worker.queues.process_one(worker.queues.grading):
                 pass
             consumer.drain()

@@ -75,8 +75,10 @@ def test_access_tokens_are_cached_in_the_database(sqlite_stack) -> None:  # type
     _launch_learner(stack, "bob")
     for user, score in (("alice", 0.0), ("bob", 1.0), ("alice", 1.0)):
         _queue(stack, user, score)
-    with stack.db() as session:
-        assert deliver_due(session) == 3
+    with stack.db() as session:  # alice's first score is superseded by her second
+        assert deliver_due(session) == 2
+        assert sorted(session.scalars(select(ScoreOutbox.status))) == [
+            "delivered", "delivered", "superseded"]
     assert stack.lms_store.token_requests == 1
     _queue(stack, "bob", 0.0)
     with stack.db() as other_process:  # a fresh session, as `pathways consumer` would have
