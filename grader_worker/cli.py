@@ -36,6 +36,15 @@ def _require_cgroups(config: GraderConfig) -> None:
                    "limit for runs", extra={"error": problem})
 
 
+def _pending(queues: Queues) -> dict[str, int] | str:
+    """The queues' depth for the start-up line; a queue that is down now is not a reason to
+    stop (huey backs off reading it, sends retry)."""
+    try:
+        return queues.pending()
+    except Exception as exc:  # noqa: BLE001 - logged as the state, the worker goes on
+        return f"queue unreachable ({type(exc).__name__}); waiting for it"
+
+
 def admitted(asked: int) -> int:
     """Admission control: no more runs at a time than this worker's CPUs (each run gets a
     whole core): a burst waits in the queue, it does not starve every run into a timeout."""
@@ -80,7 +89,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
                                         "devices": info.device_count, "jax": info.jax,
                                         "concurrency": concurrency,
                                         "queue": "redis" if config.redis_url else "sqlite",
-                                        "pending": queues.pending()})
+                                        "pending": _pending(queues)})
     if check:
         grader.close()
         click.echo(f"ok: {info.backend} x{info.device_count}, jax {info.jax}, "
