@@ -54,24 +54,7 @@ url_of() {
   case "$1" in web) echo "http://127.0.0.1:$tool_port/ (gunicorn)" ;; proxy) echo "$tool_url/" ;;
     lms) echo "$lms_url/" ;; *) echo "(queue: redis)" ;; esac
 }
-# A long-running part that dies is started again, with a line in its log saying so (as the
-# systemd units' Restart=), except after a configuration error (exit 78: restarting cannot fix
-# it). Stopping the part (its process group) stops the loop and the program.
-supervise() {
-  local name=$1 child rc; shift
-  trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0' TERM INT
-  while true; do
-    "$@" &
-    child=$!
-    rc=0; wait "$child" || rc=$?
-    if [ "$rc" = 78 ]; then
-      echo "stack: $name stopped on a configuration error (exit 78); not restarting it" >&2
-      exit 78
-    fi
-    echo "stack: $name exited (code $rc); restarting it in 1s" >&2
-    sleep 1
-  done
-}
+source "$repo/deploy/local/supervise.sh"
 
 # Runs in the part's own session (started by start_part): becomes the part's program.
 launch() {
