@@ -4,7 +4,7 @@
 # systemd units' Restart=), except after a configuration error (exit 78: restarting cannot fix
 # it). Stopping the part (its process group) stops the loop and the program.
 supervise() {
-  local name=$1 child rc; shift
+  local name=$1 child="" rc=0; shift
   trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 0' TERM INT
   while true; do
     "$@" &
