@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lock bench clean-venv editor images images-test
+.PHONY: demo test lint lock bench clean-venv chaos editor images images-test
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -39,6 +39,12 @@ images:
 ## on this host, a submission graded in a grader's sandbox, a grader killed mid-run, teardown.
 images-test: $(STAMP)
 	bash scripts/images-test.sh
+
+## Every fault of docs/OPERATIONS.md against the real parts on loopback, with a bigger load;
+## prints sent/recorded/lost/duplicated/stuck/recovery per fault (CI runs the fast ones).
+chaos: $(STAMP)
+	PATHWAYS_CHAOS_ALL=1 CHAOS_LEARNERS=$${CHAOS_LEARNERS:-30} CHAOS_JOBS=$${CHAOS_JOBS:-60} \
+	  $(PY) -m pytest tests/chaos -q -s -p no:cacheprovider
 
 bench: $(STAMP)
 	bash scripts/bench.sh

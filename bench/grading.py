@@ -30,10 +30,10 @@ from sqlalchemy import select
 from course import load_course, submission_for
 from grader_worker.config import load_config
 from grading_contract.queues import Queues
+from lti_service.consumer import Consumer
 from lti_service.core.db import make_engine, make_session_factory, upgrade
 from lti_service.core.models import LmsContext, LmsUser, Placement, Platform
 from lti_service.submissions import service
-from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission
 from lti_service.submissions.settings import GradingSettings
 
@@ -109,7 +109,7 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
         env["PATHWAYS_GRADER_WARM"] = "1"
     queues = Queues(load_config(env))
     settings = GradingSettings(limits=limits, running_lease_s=60)
-    consumer = ResultsConsumer(sessions, queues, settings)
+    consumer = Consumer(sessions, queues, settings)
     exe = Path(sys.executable).with_name("pathways")
     logs = [tmp / f"w{name}-{k}.log" for k in range(workers)]
     procs = []

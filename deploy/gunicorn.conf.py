@@ -48,3 +48,28 @@ access_log_format = '%(h)s "%(m)s %(U)s %(H)s" %(s)s %(B)s %(M)sms'
 # gunicorn's runtime control socket lives in $HOME by default: unwritable under the units'
 # ProtectHome=, and shared by every gunicorn of a user. The service is managed by its unit.
 control_socket_disable = True
+
+# Reload without an outage: the app and the course are loaded once, in the master, before any
+# worker takes traffic; HUP (the unit's ExecReload=) forks new workers from it at once and lets
+# the old ones finish their requests. New code needs a restart (or USR2), not a HUP.
+preload_app = True
+
+
+def post_fork(server, worker):  # type: ignore[no-untyped-def]
+    """A forked worker must not share the master's database connections: drop them (the pool
+    opens its own on first use)."""
+    from lti_service.core.extensions import state
+    from lti_service.wsgi import app
+
+    state(app).engine.dispose(close=False)
+
+
+def on_starting(server):  # type: ignore[no-untyped-def]
+    """gunicorn's error log prints a failed request's URL with its query: scrub secrets (the
+    launch token ``lt=``) from every line it writes."""
+    import logging
+
+    from pathways.logs import ScrubFilter
+
+    for name in ("gunicorn.error", "gunicorn.access"):
+        logging.getLogger(name).addFilter(ScrubFilter())

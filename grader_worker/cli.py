@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 
 import click
 
@@ -35,11 +36,32 @@ def _require_cgroups(config: GraderConfig) -> None:
                    "limit for runs", extra={"error": problem})
 
 
+def _pending(queues: Queues) -> dict[str, int] | str:
+    """The queues' depth for the start-up line; a queue that is down now is not a reason to
+    stop (huey backs off reading it, sends retry)."""
+    try:
+        return queues.pending()
+    except Exception as exc:  # noqa: BLE001 - logged as the state, the worker goes on
+        return f"queue unreachable ({type(exc).__name__}); waiting for it"
+
+
+def admitted(asked: int) -> int:
+    """Admission control: no more runs at a time than this worker's CPUs (each run gets a
+    whole core): a burst waits in the queue, it does not starve every run into a timeout."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = max(cores or 1, 1)
+    if asked > cores:
+        logger.warning("concurrency lowered to this worker's cores",
+                       extra={"asked": asked, "cores": cores})
+        return cores
+    return asked
+
+
 @click.command("worker")
 @click.option("--platform", type=click.Choice(["cpu", "tpu"]), default=None,
               help="JAX_PLATFORMS for sandboxed runs (default: PATHWAYS_GRADER_PLATFORM or cpu).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Submissions graded at the same time.")
+              help="Submissions graded at the same time (at most the CPUs it may use).")
 @click.option("--check", is_flag=True,
               help="Health check: probe the sandbox (JAX inside bwrap) and the queue, then exit.")
 @click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="INFO", show_default=True)
@@ -54,6 +76,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     if platform:
         env["PATHWAYS_GRADER_PLATFORM"] = platform
     config = load_config(env)
+    concurrency = admitted(concurrency)
     _require_cgroups(config)
     queues = Queues(config)
     grader = GraderWorker(config, queues)
@@ -66,12 +89,15 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
                                         "devices": info.device_count, "jax": info.jax,
                                         "concurrency": concurrency,
                                         "queue": "redis" if config.redis_url else "sqlite",
-                                        "pending": queues.pending()})
+                                        "pending": _pending(queues)})
     if check:
         grader.close()
         click.echo(f"ok: {info.backend} x{info.device_count}, jax {info.jax}, "
                    f"{queues.pending()['grading']} job(s) waiting")
         return
+    grader.state = f"ok, {concurrency} run(s) at a time"
+    threading.Thread(target=grader.beat_forever, args=(config.heartbeat_s,), daemon=True,
+                     name="heartbeat").start()
     consumer = queues.grading.create_consumer(workers=concurrency, worker_type="thread",
                                               graceful_signal="TERM", periodic=False,
                                               check_worker_health=True, initial_delay=0.1,
@@ -79,6 +105,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     try:
         consumer.run()
     finally:
+        grader.stopping.set()
         grader.close()
         logger.info("worker stopped", extra={"worker": grader.id})
         sys.stdout.flush()

@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 EXCERPT_CHARS = 8000
 CPU_LIMIT_SHARE = 0.9
 """A signal-killed run that used this share of its CPU limit was stopped by the limit."""
+REFERENCE_TRIES = 3
+"""Runs of the reference solution before its failure counts as an infrastructure error."""
+REFERENCE_PAUSE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
-                           _reference_runner(runner, limits))
+                           _reference_runner(runner, limits, job.submission_id))
         start = time.monotonic()
         run = runner.run(job.source, suite.names, limits, prepared.calls)
         result.timings.run_s = round(time.monotonic() - start, 3)
@@ -137,17 +140,31 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     return _finish(result, picked)
 
 
-def _reference_runner(runner: SandboxRunner, limits: Limits) -> Callable[[str, bytes],
-                                                                          CapturedValues]:
-    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``)."""
+def _reference_runner(runner: SandboxRunner, limits: Limits,
+                      submission_id: object = None) -> Callable[[str, bytes], CapturedValues]:
+    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
+
+    The reference is ours and known to pass: a run of it that fails (timed out, killed,
+    unreadable) failed for the host's reasons (a starved or overloaded machine). It is tried
+    again after a pause before giving up as an infrastructure error (retried by the service,
+    never charged to the learner)."""
 
     def run_reference(code: str, calls: bytes) -> CapturedValues:
-        run = runner.run(code, (), limits, calls)
-        try:
-            return read_values(run.values, max_bytes=limits.values_bytes)
-        except ValuesError as exc:
-            raise ChecksError(f"the reference solution's run is unreadable ({exc}); "
-                              f"stderr: {run.stderr.decode(errors='replace')[-500:]}") from exc
+        for attempt in range(1, REFERENCE_TRIES + 1):
+            run = runner.run(code, (), limits, calls)
+            try:
+                return read_values(run.values, max_bytes=limits.values_bytes)
+            except ValuesError as exc:
+                if attempt == REFERENCE_TRIES:
+                    raise ChecksError(
+                        f"the reference solution's run failed {attempt} times (last: {exc}; "
+                        f"timed out: {run.timed_out}); stderr: "
+                        f"{run.stderr.decode(errors='replace')[-500:]}") from exc
+                logger.warning("reference run failed; retrying", extra={
+                    "submission_id": submission_id, "try": attempt,
+                    "timed_out": run.timed_out})
+                time.sleep(REFERENCE_PAUSE_S * attempt)
+        raise AssertionError("unreachable")
 
     return run_reference
 

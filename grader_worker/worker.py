@@ -26,8 +26,12 @@ from grading_contract.errors import JobError
 from grading_contract.job import parse_job
 from grading_contract.queues import Queues
 from grading_contract.result import GradingResult
+from pathways.resilience import retry
 
 logger = logging.getLogger(__name__)
+CLAIM_TTL_S = 24 * 3600
+"""How long a claim keeps a duplicate copy of a job from running (a new try has a new key)."""
+SEND_GIVE_UP_S = 3600.0
 
 
 @functools.cache
@@ -76,6 +80,8 @@ class GraderWorker:
             self.runner: SandboxRunner = WarmRunner(config, HARNESS_PATH, ceiling=ceiling)
         else:
             self.runner = SandboxRunner(config, HARNESS_PATH)
+        self.stopping = threading.Event()
+        self.state = "ok"
         queues.on_job = self.handle
 
     def close(self) -> None:
@@ -88,8 +94,15 @@ class GraderWorker:
             logger.error("dropping malformed job", extra={"error": str(exc)})
             return
         ident = {"submission_id": job.submission_id, "attempt": job.attempt}
+        # Claim (submission, try) before running it: a second copy of this job (re-sent by a
+        # reaper that could not see it was taken) finds the claim and is dropped, so a job is
+        # graded once. The service's lease covers a worker that dies after claiming.
+        if not retry("worker claim", lambda: self.queues.claim(
+                job.submission_id, job.attempt, self.id, CLAIM_TTL_S), stopping=self.stopping):
+            logger.warning("job already taken by another worker; dropped", extra=ident)
+            return
         logger.info("job started", extra={**ident, "exercise_id": job.exercise_id})
-        self.queues.send("started", **ident, worker=self.id)
+        self._send("started", **ident, worker=self.id)
         stop = threading.Event()
         beat = threading.Thread(target=self._heartbeat, args=(ident, stop), daemon=True)
         beat.start()
@@ -104,7 +117,21 @@ class GraderWorker:
                                          "score": result.score, "run_s": result.timings.run_s})
 
     def send_result(self, result: GradingResult) -> None:
-        self.queues.send("result", result=result.to_dict())
+        self._send("result", result=result.to_dict())
+
+    def _send(self, kind: str, **payload: Any) -> None:
+        """Report to the service through a Redis restart or failover: back off and send again
+        (a result is never dropped for a transient fault; the consumer applies it once)."""
+        retry(f"worker send {kind}", lambda: self.queues.send(kind, **payload),
+              stopping=self.stopping, give_up_s=SEND_GIVE_UP_S)
+
+    def beat_forever(self, every_s: float) -> None:
+        """The worker's heartbeat where the service reads it (``pathways status``)."""
+        while not self.stopping.wait(every_s):
+            try:
+                self.queues.beat(self.id, self.state)
+            except Exception:  # noqa: BLE001 - the queue down: status shows the beat stale
+                logger.debug("worker heartbeat not written", exc_info=True)
 
     def _heartbeat(self, ident: dict[str, Any], stop: threading.Event) -> None:
         while not stop.wait(self.config.heartbeat_s):

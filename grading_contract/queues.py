@@ -22,6 +22,7 @@ from huey import RedisHuey, SqliteHuey
 from huey.api import Huey
 from huey.registry import Message
 from huey.serializer import Serializer
+from huey.storage import RedisStorage
 
 from grading_contract import signing
 from grading_contract.errors import SignatureError
@@ -80,6 +81,10 @@ def make_huey(name: str, config: QueueSettings) -> Huey:
     folder = config.var_dir / "queue"
     folder.mkdir(parents=True, exist_ok=True)
     return SqliteHuey(full, filename=str(folder / f"{full}.sqlite3"), **common)
+
+
+def _on_redis(storage: object) -> bool:
+    return isinstance(storage, RedisStorage)
 
 
 class Queues:
@@ -149,9 +154,100 @@ class Queues:
         return {"grading": self.grading.pending_count(), "results": self.results.pending_count()}
 
     def process_one(self, huey: Huey) -> bool:
-        """Dequeue and execute one task of ``huey`` in this process; False when empty."""
+        """Dequeue and execute one task of ``huey`` in this process; False when empty.
+        At most once: a task taken off the queue is gone if this process dies running it
+        (the worker side: a job's claim and the lease cover it)."""
         task = huey.dequeue()
         if task is None:
             return False
         huey.execute(task)
         return True
+
+    def apply_one(self, huey: Huey) -> bool:
+        """At least once: take one task without removing it, run its handler, and remove it
+        only after the handler returned. A handler error (the database down) puts it back at
+        the head of the queue and propagates; a process that dies mid-way leaves it in the
+        processing list, put back by ``recover``. Handlers must be idempotent (results are:
+        one grading run per submission and try). False when empty."""
+        storage = huey.storage
+        if _on_redis(storage):
+            data = storage.conn.rpoplpush(storage.queue_key, self._processing(huey))
+            if data is None:
+                return False
+            try:
+                huey.deserialize_task(data).execute()
+            except Exception:
+                pipe = storage.conn.pipeline()
+                pipe.lrem(self._processing(huey), 1, data)
+                pipe.rpush(storage.queue_key, data)  # the head: dequeue pops from the right
+                pipe.execute()
+                raise
+            storage.conn.lrem(self._processing(huey), 1, data)
+            return True
+        found = storage.sql("select id, data from task where queue = ? order by priority desc,"
+                            " id limit 1", (storage.name,), results=True)
+        if not found:
+            return False
+        task_id, data = found[0]
+        huey.deserialize_task(data).execute()  # an error leaves the row where it was
+        storage.sql("delete from task where id = ?", (task_id,), commit=True)
+        return True
+
+    def _processing(self, huey: Huey) -> str:
+        return f"{huey.storage.queue_key}.processing"
+
+    def recover(self, huey: Huey) -> int:
+        """Put back what a consumer that died mid-``apply_one`` left in the processing list
+        (one consumer per queue prefix; run at its start). Returns how many."""
+        storage = huey.storage
+        if not _on_redis(storage):
+            return 0
+        moved = 0
+        while storage.conn.rpoplpush(self._processing(huey), storage.queue_key) is not None:
+            moved += 1
+        return moved
+
+    # Claims: a worker claims (submission, try) before it runs it; a second copy of the same
+    # job (resent by a reaper that could not see it was taken) finds the claim and is dropped,
+    # so a job is graded once. Kept in the grading queue's store (Redis or the SQLite file).
+    def claim(self, submission_id: str, attempt: int, worker: str, ttl_s: int) -> bool:
+        """Take (submission, try) for ``worker``; False when another copy already has it."""
+        key = f"claim:{submission_id}:{attempt}"
+        storage = self.grading.storage
+        if _on_redis(storage):
+            return bool(storage.conn.set(f"{storage.queue_key}.{key}", worker.encode(),
+                                         nx=True, ex=max(ttl_s, 1)))
+        return bool(storage.put_if_empty(key, worker.encode()))
+
+    def claimed(self, submission_id: str, attempt: int) -> bool:
+        key = f"claim:{submission_id}:{attempt}"
+        storage = self.grading.storage
+        if _on_redis(storage):
+            return bool(storage.conn.exists(f"{storage.queue_key}.{key}"))
+        return storage.has_data_for_key(key)
+
+    # Heartbeats of the workers, where the service can read them (``pathways status``).
+    def beat(self, part: str, state: str, ttl_s: int = 3600) -> None:
+        body = json.dumps({"at": dt.datetime.now(dt.UTC).isoformat(), "state": state[:300]})
+        storage = self.grading.storage
+        if _on_redis(storage):
+            storage.conn.set(f"{storage.queue_key}.beat:{part}", body, ex=ttl_s)
+        else:
+            storage.put_data(f"beat:{part}", body.encode())
+
+    def beats(self) -> dict[str, dict[str, str]]:
+        """part -> {"at": ISO time, "state": ...} of every worker's last heartbeat."""
+        storage = self.grading.storage
+        found: dict[str, dict[str, str]] = {}
+        if _on_redis(storage):
+            prefix = f"{storage.queue_key}.beat:"
+            for key in storage.conn.scan_iter(match=prefix + "*", count=200):
+                raw = storage.conn.get(key)
+                if raw:
+                    found[key.decode()[len(prefix):]] = json.loads(raw)
+            return found
+        rows = storage.sql("select key, value from kv where queue = ? and key like 'beat:%'",
+                           (storage.name,), results=True)
+        for key, value in rows:
+            found[str(key)[5:]] = json.loads(bytes(value))
+        return found

@@ -13,7 +13,7 @@ import click
 FIRST_PARTY = {"pathways", "course", "lti_service", "grader_worker", "grading_contract", "devlms"}
 # The extra that installs each command's third-party packages (pyproject.toml).
 EXTRA = {"db": "service", "platform": "service", "keys": "service", "serve": "service",
-         "consumer": "service", "worker": "grader", "demo": "demo"}
+         "consumer": "service", "status": "service", "worker": "grader", "demo": "demo"}
 
 # command name -> ("module:attribute" of a click command or group, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -23,9 +23,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "keys": ("lti_service.cli:keys", "Generate and rotate the tool's signing keys."),
     "serve": ("lti_service.cli:serve", "Run the LTI tool service (development server)."),
     "consumer": (
-        "lti_service.submissions.cli:consumer",
+        "lti_service.consumer:consumer",
         "Record grading results, reap expired leases, post scores to the LMS.",
     ),
+    "status": ("lti_service.status:status",
+               "Queue depth, oldest pending job and score, each part's last heartbeat."),
     "worker": ("grader_worker.cli:worker", "Run a grader worker (CPU or TPU host)."),
     "demo": ("pathways.demo:demo", "Run everything on one machine with a local LMS."),
 }

@@ -30,12 +30,16 @@ from types import FrameType
 
 import click
 
+from pathways.resilience import EXIT_CONFIG
+
 log = logging.getLogger(__name__)
 
 # What the demo's children import that only the demo extra installs (service, grader, devlms).
 DEMO_NEEDS = ("flask", "sqlalchemy", "huey", "jax", "lti1p3platform")
 STOP_TIMEOUT_S = 15.0
 START_TIMEOUT_S = 90.0
+MAX_RESTARTS = 5
+RESTART_WINDOW_S = 60.0
 
 
 @dataclass
@@ -47,6 +51,7 @@ class Child:
     port: int | None = None
     stop_signal: int = signal.SIGTERM
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    restarts: list[float] = field(default_factory=list, repr=False)
 
 
 @dataclass(frozen=True)
@@ -192,10 +197,25 @@ class Demo:
             time.sleep(0.2)
 
     def check_alive(self) -> None:
+        """Restart a child that died, with a line saying so (as the systemd units do); stop
+        the demo when it cannot help: a configuration error (exit 78), or a child that keeps
+        dying (``MAX_RESTARTS`` within ``RESTART_WINDOW_S``)."""
         for child in self.children:
-            if child.process is not None and child.process.poll() is not None:
-                raise DemoError(f"{child.name} exited (code {child.process.returncode}); its log "
+            if child.process is None or child.process.poll() is None or self.stopping:
+                continue
+            code = child.process.returncode
+            now = time.monotonic()
+            child.restarts = [t for t in child.restarts if now - t < RESTART_WINDOW_S]
+            if code == EXIT_CONFIG or len(child.restarts) >= MAX_RESTARTS:
+                why = ("a configuration error" if code == EXIT_CONFIG
+                       else f"it exited {MAX_RESTARTS} times in {RESTART_WINDOW_S:.0f}s")
+                raise DemoError(f"{child.name} exited (code {code}): {why}; its log "
                                 f"({self.log_path(child)}):\n" + log_tail(self.log_path(child)))
+            child.restarts.append(now)
+            click.echo(f"{child.name} exited (code {code}); restarting it "
+                       f"(restart {len(child.restarts)}; its log: {self.log_path(child)})",
+                       err=True)
+            self.start(child)
 
     def register_platform(self) -> None:
         """Register the local LMS with the tool once; a second start finds it there."""

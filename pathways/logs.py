@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
@@ -16,6 +17,29 @@ _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 WITHHELD = ("token", "secret", "password", "key", "authorization", "cookie", "source", "code",
             "stdout", "stderr")
 MARK = "[withheld]"
+# A secret in a URL's query or a form body (a launch token ``lt=``, an id_token, a code).
+_QUERY_SECRET = re.compile(r"(?i)\b(lt|id_token|access_token|token|code|state|client_assertion|"
+                           r"csrf_token)=[^&\s\"']+")
+
+
+def scrub(text: str) -> str:
+    """``text`` with every secret-bearing query parameter's value replaced by the marker."""
+    return _QUERY_SECRET.sub(lambda m: f"{m.group(1)}={MARK}", text)
+
+
+class ScrubFilter(logging.Filter):
+    """Scrubs the formatted message of every record it sees (gunicorn's error log prints a
+    failed request's URL, query included)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is logged as it is
+            return True
+        clean = scrub(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
 
 
 def _withheld(name: str) -> bool:
@@ -26,11 +50,11 @@ def _withheld(name: str) -> bool:
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         data = {"ts": round(time.time(), 3), "level": record.levelname, "logger": record.name,
-                "msg": record.getMessage()}
+                "msg": scrub(record.getMessage())}
         data.update({k: MARK if _withheld(k) else v for k, v in vars(record).items()
                      if k not in _STANDARD})
         if record.exc_info:
-            data["exc"] = self.formatException(record.exc_info)
+            data["exc"] = scrub(self.formatException(record.exc_info))
         return json.dumps(data, default=str)
 
 

@@ -54,6 +54,8 @@ url_of() {
   case "$1" in web) echo "http://127.0.0.1:$tool_port/ (gunicorn)" ;; proxy) echo "$tool_url/" ;;
     lms) echo "$lms_url/" ;; *) echo "(queue: redis)" ;; esac
 }
+source "$repo/deploy/local/supervise.sh"
+
 # Runs in the part's own session (started by start_part): becomes the part's program.
 launch() {
   eval "$(stack_env)"
@@ -61,8 +63,8 @@ launch() {
     web) PATHWAYS_WEB_BIND=127.0.0.1:$tool_port PATHWAYS_WEB_WORKERS=2 \
            exec "$repo/.venv/bin/gunicorn" -c "$repo/deploy/gunicorn.conf.py" ;;
     proxy) exec nginx -p "$state/nginx" -c "$state/nginx/nginx.conf" -g "daemon off;" ;;
-    consumer) exec "$python" -m pathways consumer ;;
-    worker-*) exec "$python" -m pathways worker --platform cpu --concurrency 1 ;;
+    consumer) supervise consumer "$python" -m pathways consumer ;;
+    worker-*) supervise "$1" "$python" -m pathways worker --platform cpu --concurrency 1 ;;
     # The LMS fetches the tool's JWKS over https: trust the stack's own certificate. Its key,
     # links, line items and scores live in $state/lms, so `down lms` + `up lms` is a restart.
     lms) REQUESTS_CA_BUNDLE="$tls/cert.pem" \

@@ -13,7 +13,10 @@ from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcno
 
 class CheckpointAttempt(Base):
     __tablename__ = "checkpoint_attempts"
-    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),)
+    __table_args__ = (UniqueConstraint("placement_id", "user_id", "attempt_number"),
+                      # A repeated answer (second click, client retry) is the same attempt.
+                      UniqueConstraint("placement_id", "user_id", "request_key",
+                                       name="uq_checkpoint_attempts_request_key"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
@@ -25,6 +28,8 @@ class CheckpointAttempt(Base):
     """The parameters of the variant answered (a parametrised checkpoint), else None."""
     attempt_number: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The page's or API client's key of the request that made it (None: sent without one)."""
 
     placement: Mapped[Placement] = relationship()
     user: Mapped[LmsUser] = relationship()

@@ -12,6 +12,8 @@ class AnswerIn(Schema):
         unknown = RAISE
 
     choice = fields.String(required=True, validate=validate.Length(min=1, max=20))
+    request_key = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{8,64}$"))
+    """A repeat of the same key returns the first answer's result (or ``Idempotency-Key``)."""
 
 
 class AnswerOut(Schema):

@@ -52,9 +52,12 @@ def attempts_of(session: Session, placement_id: int, user_id: int) -> list[Check
 
 
 _ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "correct", "variant",
-                    "attempt_number", "created_at")
+                    "attempt_number", "created_at", "request_key")
 _INSERT_ATTEMPT = CheckpointAttempt.__table__.insert()
-_EARLIER = (select(CheckpointAttempt.__table__.c.correct)
+_EARLIER = (select(CheckpointAttempt.__table__.c.correct,
+                   CheckpointAttempt.__table__.c.attempt_number,
+                   CheckpointAttempt.__table__.c.choice,
+                   CheckpointAttempt.__table__.c.request_key)
             .where(CheckpointAttempt.__table__.c.placement_id == bindparam("placement_id"),
                    CheckpointAttempt.__table__.c.user_id == bindparam("user_id"))
             .order_by(CheckpointAttempt.__table__.c.attempt_number))
@@ -83,20 +86,27 @@ def answer(
     checkpoint: Checkpoint,
     choice: str,
     graded: bool = True,
+    request_key: str | None = None,
 ) -> AnswerResult:
     """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
-    lesson placed as an ungraded link, which has no gradebook column to post to)."""
+    lesson placed as an ungraded link, which has no gradebook column to post to).
+    ``request_key``: the page's or client's key of this request: a repeat returns the first
+    answer's result and records nothing (``uq_checkpoint_attempts_request_key`` decides; the
+    caller commits, and a repeat racing the first fails there: ``replay`` answers it)."""
     checkpoint = variant_of(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
         raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
                            f"({keys})", field="choice")
-    # One read of the learner's attempts serves the limit and the counted score (the count and
-    # the history re-read were the same rows).
-    # Only their correctness, as plain rows on the session's connection (no ORM objects).
+    # One read of the learner's attempts serves the repeat check, the limit and the counted
+    # score: plain rows on the session's connection (no ORM objects).
     conn = session.connection()
     earlier = conn.execute(_EARLIER, {"placement_id": placement.id, "user_id": user.id}).all()
+    if request_key:
+        for row in earlier:
+            if row.request_key == request_key:
+                return _result(checkpoint, placement, earlier, row)
     if len(earlier) >= placement.max_attempts:
         raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
     attempt = CheckpointAttempt(
@@ -108,31 +118,57 @@ def answer(
         variant=dict(checkpoint.variant) or None,
         attempt_number=len(earlier) + 1,
         created_at=utcnow(),
+        request_key=request_key or None,
     )
     # A Core INSERT, not the ORM's unit of work: the flush was a quarter of an answer's CPU
     # (issue 23). The object stays out of the session; a later read loads the row.
     attempt.id = conn.execute(_INSERT_ATTEMPT, {
         name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}).inserted_primary_key[0]
     history = [*earlier, attempt]
-    score = counted(history, placement.counting)
-    left = placement.max_attempts - len(history)
-    done = score == 1.0 or left == 0
+    result = _result(checkpoint, placement, history, attempt)
     if graded:
         record_score(
             session,
             placement=placement,
             user=user,
-            score=score,
+            score=result.counted_score,
             max_score=1.0,
-            activity_progress="Completed" if done else "Submitted",
+            activity_progress="Completed" if _done(result) else "Submitted",
             grading_progress="FullyGraded",
             comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
             source=f"checkpoint:{attempt.id}",
         )
+    return result
+
+
+def replay(session: Session, *, placement: Placement, user: LmsUser, checkpoint: Checkpoint,
+           request_key: str) -> AnswerResult | None:
+    """The first answer's result for ``request_key`` (after a commit lost the race to it)."""
+    checkpoint = variant_of(checkpoint, placement, user.id)
+    history = attempts_of(session, placement.id, user.id)
+    for attempt in history:
+        if attempt.request_key == request_key:
+            return _result(checkpoint, placement, history, attempt)
+    return None
+
+
+def _done(result: AnswerResult) -> bool:
+    return result.counted_score == 1.0 or result.attempts_left == 0
+
+
+def _result(checkpoint: Checkpoint, placement: Placement, history: Sequence[Any],
+            attempt: Any) -> AnswerResult:
+    """What the learner is told about ``attempt``, as when it was first recorded (``history``:
+    attempts or plain rows with correct, attempt_number, choice)."""
+    upto = [a for a in history if a.attempt_number <= attempt.attempt_number]
+    score = counted(upto, placement.counting)
+    left = max(placement.max_attempts - len(upto), 0)
+    picked = checkpoint.choice(attempt.choice)
+    done = score == 1.0 or left == 0
     return AnswerResult(
         attempt_number=attempt.attempt_number,
-        correct=picked.correct,
-        feedback=picked.feedback,
+        correct=attempt.correct,
+        feedback=picked.feedback if picked is not None else "",
         explanation=checkpoint.explanation if done else "",
         counted_score=score,
         attempts_left=left,

@@ -11,10 +11,12 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, request
 from werkzeug.wrappers import Response
 
+from lti_service.checkpoints import answering as checkpoints_io
 from lti_service.checkpoints import service as checkpoints
 from lti_service.checkpoints.schemas import AnswerIn, AnswerOut, AttemptOut, PolicyIn, PolicyOut
+from lti_service.core import request_keys
 from lti_service.core.authz import INSTRUCTOR, LEARNER, Guard, PlacementAccess
-from lti_service.core.content import CHECKPOINT_KINDS, has_gradebook_column
+from lti_service.core.content import CHECKPOINT_KINDS
 from lti_service.core.extensions import db
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -35,12 +37,8 @@ def _json_body() -> dict:
 @guard(LEARNER, kinds=CHECKPOINT_KINDS)
 def post_answer(access: PlacementAccess) -> tuple[Response, int]:
     data = _ANSWER_IN.load(_json_body())
-    session = db()
-    result = checkpoints.answer(session, placement=access.placement, user=access.user,
-                                checkpoint=access.item.lesson.checkpoint, choice=data["choice"],
-                                graded=has_gradebook_column(access.item.kind,
-                                                            access.placement.lineitem_url))
-    session.commit()
+    result = checkpoints_io.answer_once(access, data["choice"],
+                                        request_keys.from_request(data.get("request_key")))
     return jsonify(_ANSWER_OUT.dump(result)), 201
 
 

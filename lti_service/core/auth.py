@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from flask import abort, current_app, g, request, session
 
+from lti_service.core import request_keys
 from lti_service.core.extensions import state
 from lti_service.core.tokens import Launch, TokenError, csrf_matches, csrf_token, seal, unseal
 
@@ -88,11 +89,13 @@ def launch_url_args() -> dict[str, str]:
 
 
 def form_fields() -> dict[str, str]:
-    """Hidden fields of a state-changing form: the launch token and its CSRF token."""
+    """Hidden fields of a state-changing form: the launch token, its CSRF token and a new
+    request key (a repeat of the form's request is the same attempt: ``request_keys``)."""
     launch = current_launch()
     if launch is None:
         return {}
-    return {**launch_url_args(), CSRF_FIELD: csrf_token(launch, _secret())}
+    return {**launch_url_args(), CSRF_FIELD: csrf_token(launch, _secret()),
+            request_keys.FIELD: request_keys.new_key()}
 
 
 def _origin(url: str) -> tuple[str, str, int | None] | None:

@@ -8,10 +8,12 @@ request value longer than a short excerpt.
 
 from __future__ import annotations
 
+import errno
 import logging
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, make_response, render_template, request
 from marshmallow import ValidationError
+from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from lti_service.core.errors import ServiceError
@@ -50,6 +52,22 @@ def _answer(status: int, message: str, fields: dict | None = None):  # type: ign
     return render_template("message.html", title="Cannot continue", message=message), status
 
 
+RETRY_AFTER_S = 5
+UNAVAILABLE = ("We could not save or load this just now: the service's storage is briefly "
+               "unavailable (a problem on our side, not yours). Please try again in a moment.")
+
+
+def unavailable(exc: BaseException):  # type: ignore[no-untyped-def]
+    """503 with Retry-After for a database that is down or a disk that is full: the learner
+    is told to try again, the log names the fault (never the URL: it carries the token)."""
+    log.error("%s %s -> 503 storage unavailable: %s", request.method, _cut(request.path, 200),
+              type(exc).__name__)
+    body, status = _answer(503, UNAVAILABLE)
+    response = make_response(body, status)
+    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(exc: ServiceError):  # type: ignore[no-untyped-def]
@@ -64,6 +82,19 @@ def register(app: Flask) -> None:
                  sorted(_bounded(exc.messages)) if isinstance(exc.messages, dict) else "")  # type: ignore[call-overload]
         fields = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
         return _answer(422, "the request body has invalid fields", fields)
+
+    @app.errorhandler(sa_exc.OperationalError)
+    @app.errorhandler(sa_exc.InterfaceError)
+    @app.errorhandler(sa_exc.TimeoutError)
+    @app.errorhandler(sa_exc.PendingRollbackError)
+    def database_unavailable(exc: Exception):  # type: ignore[no-untyped-def]
+        return unavailable(exc)
+
+    @app.errorhandler(OSError)
+    def os_error(exc: OSError):  # type: ignore[no-untyped-def]
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+            return unavailable(exc)
+        raise exc
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):  # type: ignore[no-untyped-def]

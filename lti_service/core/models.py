@@ -130,3 +130,17 @@ class Placement(Base):
     counting: Mapped[str] = mapped_column(String(10), default="best")
 
     context: Mapped[LmsContext] = relationship()
+
+
+class PartHeartbeat(Base):
+    """The last sign of life of one long-running part (``consumer``, ``outbox``, ...), written
+    by the part itself every few seconds; ``pathways status`` shows its age."""
+
+    __tablename__ = "part_heartbeats"
+
+    part: Mapped[str] = mapped_column(String(100), primary_key=True)
+    host: Mapped[str] = mapped_column(String(255), default="")
+    pid: Mapped[int] = mapped_column(Integer, default=0)
+    beat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    state: Mapped[str] = mapped_column(String(300), default="")
+    """"ok", or what it is waiting for (e.g. "database unreachable, retrying in 4s")."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import Blueprint, abort, g, redirect, render_template, url_for
 from werkzeug.wrappers import Response
 
 from lti_service.core import content
@@ -41,15 +41,16 @@ def picker(access: Access) -> str:
 
 def _view(context: LmsContext) -> classview.ClassView:
     session = db()
-    members = roster.members(session, context, outbound.policy(state().config))
-    session.commit()  # keep a newly cached access token
-    return classview.build(session, state().course.get(), context, members)
+    # Never the LMS's availability: the last roster it sent (with its age) when it is down.
+    g.roster = roster.cached_members(session, context, rules=outbound.policy(state().config))
+    return classview.build(session, state().course.get(), context, g.roster.members)
 
 
 @bp.get("/class")
 @guard(INSTRUCTOR)
 def class_view(access: Access) -> str:
-    return render_template("class_view.html", title="Class view", view=_view(access.context),
+    view = _view(access.context)
+    return render_template("class_view.html", title="Class view", view=view, roster=g.roster,
                            launch_args=launch_url_args())
 
 

@@ -23,6 +23,8 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from lti_service.checkpoints import service as checkpoints
+from lti_service.checkpoints.answering import answer_once
+from lti_service.core import request_keys
 from lti_service.core.auth import form_fields, launch_url_args
 from lti_service.core.authz import LEARNER, Guard, PlacementAccess
 from lti_service.core.content import (
@@ -134,13 +136,7 @@ def exercise_history(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.post("/<int:placement_id>/answer")
 @guard(LEARNER, kinds=CHECKPOINT_KINDS)
 def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
-    session = db()
-    result = checkpoints.answer(session, placement=access.placement, user=access.user,
-                                checkpoint=access.item.lesson.checkpoint,
-                                choice=request.form.get("choice", ""),
-                                graded=has_gradebook_column(access.item.kind,
-                                                            access.placement.lineitem_url))
-    session.commit()
+    result = answer_once(access, request.form.get("choice", ""), request_keys.from_request())
     return _page(access, result)
 
 

@@ -7,6 +7,7 @@ from sqlalchemy import pool
 
 # Every feature's tables, for autogenerate (each feature keeps its own models module).
 import lti_service.checkpoints.models  # noqa: F401
+import lti_service.instructor.models  # noqa: F401
 import lti_service.learner.models  # noqa: F401
 import lti_service.lti.models  # noqa: F401
 import lti_service.outbox.models  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Float, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcnow
@@ -16,8 +16,10 @@ class ScoreOutbox(Base):
 
     status: ``pending`` (due at ``next_attempt_at``), ``delivered`` (the LMS answered 2xx),
     ``failed`` (the LMS refused it, or it was still refused after the retry cap; ``last_error``
-    holds the LMS's reason) or ``no_lineitem``. ``resent_at``: the instructor's last resend; the
-    AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a repeated timestamp).
+    holds the LMS's reason), ``no_lineitem`` or ``superseded`` (a later score of the same
+    learner and placement replaced it before it was posted). ``resent_at``: the instructor's
+    last resend; the AGS timestamp posted is ``resent_at or created_at`` (an LMS refuses a
+    repeated timestamp); a retry after an ambiguous outcome sets ``resent_at`` too.
     """
 
     __tablename__ = "score_outbox"
@@ -38,6 +40,12 @@ class ScoreOutbox(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     resent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    posting_since: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """Set while a POST may be on the wire (claimed, not yet judged): found set by the next
+    claim, the last POST's outcome is unknown (the process died mid-POST)."""
+    ambiguous: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """A POST of this score may have reached the LMS (timeout, crash mid-POST): the next one
+    carries a new timestamp, and "score already exists" means delivered."""
 
     @property
     def ags_timestamp(self) -> datetime:

@@ -160,6 +160,13 @@
     });
   }
 
+  function newRequestKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    var out = "";
+    for (var i = 0; i < 32; i++) out += Math.floor(Math.random() * 16).toString(16);
+    return out;
+  }
+
   form.addEventListener("submit", function (event) {
     if (!window.fetch || !window.FormData) return;
     event.preventDefault();
@@ -177,6 +184,10 @@
           errors.hidden = true;
           errors.textContent = "";
           form.querySelector("input[type=file]").value = "";
+          // The next submission from this page is a new request: a new key (a repeat of the
+          // same key would return this attempt, not make another one).
+          var key = form.querySelector("input[name=request_key]");
+          if (key) key.value = newRequestKey();
           follow(res.body);
           document.getElementById("sub-" + res.body.id).scrollIntoView({ block: "nearest" });
         } else if (res.body && res.body.messages) {

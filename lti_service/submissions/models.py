@@ -25,7 +25,11 @@ class Submission(Base):
     __tablename__ = "submissions"
     # Attempts count per exercise: a lesson placement holds attempts at each of its exercises.
     __table_args__ = (UniqueConstraint("placement_id", "user_id", "exercise_id",
-                                       "attempt_number"),)
+                                       "attempt_number"),
+                      # A repeated request (a second click, a client's retry) is the same
+                      # attempt: the database refuses a second row, not a read before the write.
+                      UniqueConstraint("placement_id", "user_id", "exercise_id", "request_key",
+                                       name="uq_submissions_request_key"))
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     placement_id: Mapped[int] = mapped_column(ForeignKey("placements.id", ondelete="CASCADE"))
@@ -57,6 +61,9 @@ class Submission(Base):
     checks_hash: Mapped[str] = mapped_column(String(64), default="", server_default="")
     """The exercise's checks hash that graded it (while queued, the one expected to); a
     regrade is due when the course's current hash differs."""
+
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The page's or API client's key of the request that made it (None: sent without one)."""
 
     placement: Mapped[Placement] = relationship()
     user: Mapped[LmsUser] = relationship()

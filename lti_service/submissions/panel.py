@@ -15,6 +15,7 @@ from marshmallow import ValidationError
 from course import submission_for
 from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
+from lti_service.core import request_keys
 from lti_service.core.auth import launch_url_args
 from lti_service.core.authz import PlacementAccess
 from lti_service.core.extensions import db, state
@@ -101,7 +102,8 @@ def accept(access: PlacementAccess, exercise: Any) -> Submission:
                           variant=service.variant_on(exercise, placement, access.user.id),
                           course_version=state().course.get().version,
                           checks_hash=exercise.checks_hash,
-                          max_attempts=PRACTICE_ATTEMPTS if practice else None)
+                          max_attempts=PRACTICE_ATTEMPTS if practice else None,
+                          request_key=request_keys.from_request())
 
 
 def submit_answer(access: PlacementAccess, exercise: Any, *, done_url: str,

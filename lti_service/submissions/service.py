@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from marshmallow import ValidationError
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -68,11 +68,19 @@ def variant_on(exercise: Exercise, placement: Placement, user_id: int) -> dict[s
 def submit(session: Session, queues: Queues, settings: GradingSettings, *, placement: Placement,
            user: LmsUser, exercise_id: str, source: str,
            variant: dict[str, Any] | None = None, course_version: str = "",
-           checks_hash: str = "", max_attempts: int | None = None) -> Submission:
+           checks_hash: str = "", max_attempts: int | None = None,
+           request_key: str | None = None) -> Submission:
     """Store the submission (committed), then enqueue its first grading try with the
     learner's ``variant``, and the course version and checks hash this service expects to
     grade it (a worker with other checks refuses the job rather than grade it differently).
-    ``max_attempts``: the limit per exercise when not the placement's own (a lesson page's)."""
+    ``max_attempts``: the limit per exercise when not the placement's own (a lesson page's).
+    ``request_key``: the page's or client's key of this request: a repeat of it returns the
+    first submission and charges nothing (the unique key ``uq_submissions_request_key``
+    decides, so two repeats racing each other still make one row)."""
+    if request_key:
+        first = _by_key(session, placement.id, user.id, exercise_id, request_key)
+        if first is not None:
+            return first
     limit = placement.max_attempts if max_attempts is None else max_attempts
     used = attempts_used(session, placement.id, user.id, exercise_id)
     if limit and used >= limit:
@@ -87,13 +95,31 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
                      source_sha256=hashlib.sha256(source.encode()).hexdigest(),
                      status="queued", feedback="", grading_try=1, infra_failures=0,
                      lease_worker="", created_at=utcnow(), variant=dict(variant or {}),
-                     course_version=course_version, checks_hash=checks_hash)
+                     course_version=course_version, checks_hash=checks_hash,
+                     request_key=request_key or None)
     _lease(row, settings.queued_lease_s)
     session.add(row)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:
+        session.rollback()
+        first = _by_key(session, placement.id, user.id, exercise_id, request_key) \
+            if request_key else None
+        if first is not None:  # the same request, made at the same moment: one attempt
+            return first
+        raise SubmissionError("another submission of this exercise was made at the same "
+                              "moment: reload the page to see it") from None
     logger.info("submission stored", extra={"submission_id": row.id, "attempt": number})
     _enqueue(session, queues, settings, row)
     return row
+
+
+def _by_key(session: Session, placement_id: int, user_id: int, exercise_id: str,
+            request_key: str) -> Submission | None:
+    return session.scalars(select(Submission).where(
+        Submission.placement_id == placement_id, Submission.user_id == user_id,
+        Submission.exercise_id == exercise_id,
+        Submission.request_key == request_key)).first()
 
 
 def _lease(row: Submission, seconds: float, now: datetime | None = None) -> None:
@@ -240,12 +266,18 @@ def reap(session: Session, queues: Queues, settings: GradingSettings,
 def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
                 now: datetime) -> int:
     """Re-send (same try) each queued submission sent over ``lost_after_s`` ago whose job is
-    not in the grading queue: the message was lost (a Redis failover, a flushed queue, a
-    worker that died between taking it and saying "started"). A job a worker has just taken
-    may be sent twice; its result is still recorded once per (submission, try)."""
+    not in the grading queue and that no worker has claimed: the message was lost (a Redis
+    failover, a flushed queue). A job a worker took is claimed before it runs
+    (``Queues.claim``), so it is not re-sent, and a copy that raced the claim is dropped by
+    the worker: one grading per (submission, try). A worker that dies after claiming is
+    covered by the lease."""
     sent_before = now - timedelta(seconds=settings.lost_after_s)
+    # Never sent at all counts too: the row committed, then the database went away before
+    # the send was recorded (the learner's retry with the same request key finds the row).
     ids = list(session.scalars(select(Submission.id).where(
-        Submission.status == "queued", Submission.enqueued_at < sent_before)))
+        Submission.status == "queued",
+        or_(Submission.enqueued_at < sent_before,
+            and_(Submission.enqueued_at.is_(None), Submission.created_at < sent_before)))))
     session.rollback()
     if not ids:
         return 0
@@ -253,8 +285,10 @@ def resend_lost(session: Session, queues: Queues, settings: GradingSettings,
     count = 0
     for submission_id in ids:
         row = _locked(session, submission_id)
-        if row is None or row.status != "queued" or row.enqueued_at is None \
-                or row.enqueued_at >= sent_before or (row.id, row.grading_try) in waiting:
+        if row is None or row.status != "queued" \
+                or (row.enqueued_at or row.created_at) >= sent_before \
+                or (row.id, row.grading_try) in waiting \
+                or queues.claimed(row.id, row.grading_try):
             session.rollback()
             continue
         logger.warning("job missing from the queue; sending it again",

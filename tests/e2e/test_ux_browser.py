@@ -19,11 +19,11 @@ from course import submission_for
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
+from lti_service.consumer import Consumer
 from lti_service.core.extensions import state
 from lti_service.core.models import LmsUser, Placement
 from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions import service
-from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.panel import QUEUES_KEY, graded_file
 from lti_service.submissions.settings import GradingSettings
 
@@ -50,7 +50,7 @@ def graded_stack(tmp_path: Path) -> Iterator[Stack]:
     queues = Queues(config)
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues)
-    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
                                deliver=deliver_due)
     stop = threading.Event()
 

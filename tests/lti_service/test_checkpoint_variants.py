@@ -70,12 +70,15 @@ def test_learners_see_and_are_graded_against_their_own_variant(real_stack: Stack
         # A choice right in the other variant is graded against this one.
         [theirs] = other.correct_keys
         [right] = mine.correct_keys
-        _answer(browser, page, theirs)
+        # Each answer from the page the last one returned (each render has its own request
+        # key: the same form sent twice is one attempt).
+        current = _answer(browser, page, theirs)
         # A wrong choice whose feedback names the index: this variant's feedback.
-        answered = " ".join(html.unescape(_answer(browser, page, "c").text).split())
+        current = _answer(browser, current, "c")
+        answered = " ".join(html.unescape(current.text).split())
         assert mine.choice("c").feedback in answered
         assert other.choice("c").feedback not in answered
-        answered = " ".join(html.unescape(_answer(browser, page, right).text).split())
+        answered = " ".join(html.unescape(_answer(browser, current, right).text).split())
         assert mine.explanation in answered and other.explanation not in answered
 
         with stack.db() as session:

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from lti_service import create_app
+from lti_service.consumer import consumer
 from lti_service.core.config import Config
-from lti_service.submissions.cli import consumer
 from lti_service.submissions.panel import settings
 from lti_service.submissions.settings import GradingSettings
 

@@ -18,12 +18,12 @@ from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker, course_checks_resolver
 from grading_contract.queues import Queues
 from lti_service.checkpoints.service import checkpoint_for
+from lti_service.consumer import Consumer
 from lti_service.core.extensions import state
 from lti_service.core.models import LmsUser, Placement
 from lti_service.outbox.models import ScoreOutbox
 from lti_service.outbox.service.delivery import deliver_due
 from lti_service.submissions import service
-from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import Submission
 from lti_service.submissions.panel import QUEUES_KEY
 from lti_service.submissions.settings import GradingSettings
@@ -51,7 +51,7 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
     queues = Queues(config)
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=course_checks_resolver(course.root))
-    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
                                deliver=deliver_due)
     alice, bob = Browser(), Browser()
     try:
@@ -85,8 +85,10 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
         # Alice submits her variant's reference, then bob's variant's reference.
         own = submission_for(lesson, exercise, exercise.for_variant(mine).solution_code)
         other = submission_for(lesson, exercise, exercise.for_variant(theirs).solution_code)
-        for source in (own, other):
-            assert alice.submit(alice_page, data={"source": source}).status_code == 200
+        page = alice_page
+        for source in (own, other):  # each from the page the last one returned (its own key)
+            page = alice.submit(page, data={"source": source})
+            assert page.status_code == 200
             while worker.queues.process_one(worker.queues.grading):
                 pass
             consumer.drain()
@@ -156,7 +158,7 @@ def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stac
     queues = Queues(config)
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=course_checks_resolver(course.root))
-    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
                                deliver=deliver_due)
     alice = Browser()
     try:
@@ -164,7 +166,8 @@ def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stac
         assert page.status_code == 200, page.text[:300]
         assert "Submit main.py" in page.text and project.title in html.unescape(page.text)
         for source in (project.starter_code, project.solution_code):  # model.py, whole
-            assert alice.submit(page, data={"source": source}).status_code == 200
+            page = alice.submit(page, data={"source": source})  # the next from its page
+            assert page.status_code == 200
             while worker.queues.process_one(worker.queues.grading):
                 pass
             consumer.drain()

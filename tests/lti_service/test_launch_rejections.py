@@ -244,10 +244,10 @@ def test_expired_protocol_rows_are_purged_by_the_consumer_timer(sqlite_stack,  #
 
     from grader_worker.config import load_config
     from grading_contract.queues import Queues
+    from lti_service.consumer import Consumer
     from lti_service.core.extensions import state
     from lti_service.core.models import Platform, utcnow
     from lti_service.lti.models import LtiStorage
-    from lti_service.submissions.consumer import ResultsConsumer
     from lti_service.submissions.settings import GradingSettings
 
     stack = sqlite_stack
@@ -265,7 +265,7 @@ def test_expired_protocol_rows_are_purged_by_the_consumer_timer(sqlite_stack,  #
         assert session.get(LtiStorage, "lti1p3-old") is not None  # a login no longer purges
     queues = Queues(load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "queues"),
                                  "PATHWAYS_QUEUE_PREFIX": "hk-"}))
-    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
                                deliver=lambda _s: consumer.stopping.set() or 0)
     consumer.run(idle_sleep_s=0.01)
     with stack.db() as session:

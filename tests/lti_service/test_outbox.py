@@ -75,8 +75,10 @@ def test_access_tokens_are_cached_in_the_database(sqlite_stack) -> None:  # type
     _launch_learner(stack, "bob")
     for user, score in (("alice", 0.0), ("bob", 1.0), ("alice", 1.0)):
         _queue(stack, user, score)
-    with stack.db() as session:
-        assert deliver_due(session) == 3
+    with stack.db() as session:  # alice's first score is superseded by her second
+        assert deliver_due(session) == 2
+        assert sorted(session.scalars(select(ScoreOutbox.status))) == [
+            "delivered", "delivered", "superseded"]
     assert stack.lms_store.token_requests == 1
     _queue(stack, "bob", 0.0)
     with stack.db() as other_process:  # a fresh session, as `pathways consumer` would have
@@ -235,8 +237,8 @@ def test_a_refused_fresh_token_is_not_retried_and_the_row_backs_off(sqlite_stack
 def test_the_operator_sets_the_first_retry_delay(sqlite_stack, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """OUTBOX_RETRY_BASE_S reaches the consumer's deliveries: a short first delay (a local
     stack, a test) and the same doubling after it."""
+    from lti_service.consumer import delivery_for
     from lti_service.core.config import Config
-    from lti_service.submissions.cli import delivery_for
 
     stack = sqlite_stack
     monkeypatch.setenv("OUTBOX_RETRY_BASE_S", "2")

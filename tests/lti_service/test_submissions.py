@@ -13,10 +13,10 @@ from devlms.browser import Browser, forms
 from grader_worker.config import load_config
 from grader_worker.worker import GraderWorker
 from grading_contract.queues import Queues
+from lti_service.consumer import Consumer
 from lti_service.core.extensions import state
 from lti_service.outbox.models import ScoreOutbox
 from lti_service.outbox.service.delivery import deliver_due
-from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.panel import QUEUES_KEY
 from lti_service.submissions.settings import GradingSettings
@@ -25,7 +25,7 @@ FIXTURE_CHECKS = Path(__file__).parents[1] / "grader_worker" / "fixtures" / "che
 EXERCISE = "arrays-04.exercise.mask-tail"
 
 
-def _grade_all(worker: GraderWorker, consumer: ResultsConsumer) -> None:
+def _grade_all(worker: GraderWorker, consumer: Consumer) -> None:
     """One worker and the consumer, in this process: run every waiting job, record results."""
     while worker.queues.process_one(worker.queues.grading):
         pass
@@ -43,7 +43,7 @@ def test_submit_grade_record_and_score_reaches_lms(sqlite_stack, tmp_path: Path)
     queues = Queues(config)
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=lambda _: exercise.checks_path)
-    consumer = ResultsConsumer(state(stack.tool).sessions, queues, GradingSettings(),
+    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
                                deliver=deliver_due)
     try:
         alice = Browser()

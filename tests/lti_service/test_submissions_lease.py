@@ -21,11 +21,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from grader_worker.config import load_config
 from grading_contract.queues import Queues
+from lti_service.consumer import Consumer
 from lti_service.core.db import make_engine, make_session_factory, upgrade
 from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
 from lti_service.outbox.models import ScoreOutbox
 from lti_service.submissions import service
-from lti_service.submissions.consumer import ResultsConsumer
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.settings import GradingSettings
 
@@ -111,7 +111,7 @@ def _exercise():  # noqa: ANN202
     return exercise.id, submission_for(lesson, exercise, exercise.solution_code)
 
 
-def _until(consumer: ResultsConsumer, done, timeout: float) -> None:  # noqa: ANN001
+def _until(consumer: Consumer, done, timeout: float) -> None:  # noqa: ANN001
     deadline = time.time() + timeout
     while time.time() < deadline:
         consumer.drain()
@@ -133,7 +133,7 @@ def test_sigkilled_worker_loses_no_job(world: World) -> None:
     exercise_id, solution = _exercise()
     slow = "import time\ntime.sleep(6)\n" + solution
     sid = world.submit(exercise_id, slow)
-    consumer = ResultsConsumer(world.sessions, world.queues, SETTINGS)
+    consumer = Consumer(world.sessions, world.queues, SETTINGS)
     first = world.worker("first")
     try:
         _until(consumer, lambda: world.row(sid).status == "running", 90)
@@ -162,7 +162,7 @@ def test_sigkilled_worker_loses_no_job(world: World) -> None:
 def test_sigterm_finishes_the_running_job(world: World) -> None:
     exercise_id, solution = _exercise()
     sid = world.submit(exercise_id, "import time\ntime.sleep(4)\n" + solution)
-    consumer = ResultsConsumer(world.sessions, world.queues, SETTINGS)
+    consumer = Consumer(world.sessions, world.queues, SETTINGS)
     proc = world.worker("graceful")
     try:
         _until(consumer, lambda: world.row(sid).status == "running", 90)
@@ -296,7 +296,7 @@ def test_reaper_resends_a_job_lost_from_the_queue_within_seconds(world: World) -
     with world.sessions() as s:
         world.queues.enqueue_job({"submission_id": kept, "attempt": 1})  # kept is still there
         assert service.reap(s, world.queues, settings) == 0, "sent under a second ago"
-    consumer = ResultsConsumer(world.sessions, world.queues, settings)
+    consumer = Consumer(world.sessions, world.queues, settings)
     started = time.monotonic()
     _until(consumer, lambda: world.queues.queued_jobs() >= {(kept, 1), (lost, 1)}, 15)
     assert time.monotonic() - started < 15

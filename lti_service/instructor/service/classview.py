@@ -50,7 +50,7 @@ class ClassView:
     @property
     def undelivered(self) -> list[ScoreOutbox]:
         """Scores not (yet) in the LMS gradebook, newest first: what the instructor must see."""
-        return [r for r in reversed(self.outbox) if r.status != "delivered"]
+        return [r for r in reversed(self.outbox) if r.status not in ("delivered", "superseded")]
 
     def score(self, row: Row, placement: Placement) -> float | None:
         tried = row.attempts.get(placement.id)

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0411_doors"
-down_revision: str | Sequence[str] | None = "0302_attempts_per_exercise"
+down_revision: str | Sequence[str] | None = "0401_idempotency"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
