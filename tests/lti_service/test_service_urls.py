@@ -144,7 +144,9 @@ def test_a_stored_roster_url_elsewhere_is_never_fetched(sqlite_stack, internal) 
         session.commit()
     page = requests.get(sqlite_stack.tool_url + "/instructor/class", params={"lt": token},
                         timeout=30)
-    assert page.status_code in (400, 502, 503)
+    # The class view never fails for the LMS (issue 22): it shows the learners the tool knows,
+    # with why the roster is not fresh.
+    assert page.status_code == 200
     assert "roster is not reachable" in page.text and SECRET not in page.text
     assert seen.hits == []
 
