@@ -37,7 +37,8 @@ def test_each_submission_from_the_live_page_counts_and_a_repeat_does_not(
         attempts = page.locator("article.attempt")
         for n in (1, 2):
             page.locator("#submit-form button[type=submit]").click()
-            page.wait_for_function(f"document.querySelectorAll('article.attempt').length >= {n}")
+            # A locator wait, not wait_for_function: the page's CSP refuses eval'd predicates.
+            attempts.nth(n - 1).wait_for(timeout=120_000)
         assert attempts.count() == 2
         # The same request twice (a double click that got through, a client retry): one row.
         statuses = page.evaluate("""async () => {
