@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,9 +16,6 @@ from lti_service.instructor.models import RosterCache
 from lti_service.lti.service import lms
 from lti_service.lti.service.outbound import OutboundPolicy
 from lti_service.outbox.models import ScoreOutbox
-
-log = logging.getLogger(__name__)
-
 
 FRESH = timedelta(minutes=2)
 """A roster younger than this is shown without asking the LMS again."""
@@ -44,7 +40,7 @@ def cached_members(session: Session, context: LmsContext, now: datetime | None =
     if cached is not None and now - cached.fetched_at < FRESH:
         return Roster(list(cached.members), cached.fetched_at)
     try:
-        found = members(session, context, rules)
+        found = lms.members(session, context, rules)
     except ServiceError as exc:
         session.rollback()
         cached = session.get(RosterCache, context.id)
@@ -68,8 +64,3 @@ def _known(session: Session, context: LmsContext) -> list[dict[str, Any]]:
     return [{"user_id": u.sub, "name": u.name or u.sub, "email": "", "roles": []}
             for u in users]
 
-
-def members(session: Session, context: LmsContext,
-            rules: OutboundPolicy | None = None) -> list[dict[str, Any]]:
-    """Members as the LMS lists them (user_id, name, email, roles, status)."""
-    return lms.members(session, context, rules)
