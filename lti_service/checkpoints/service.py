@@ -15,7 +15,7 @@ from course.variants import shuffled_choices, variant_for
 from lti_service.checkpoints.models import CheckpointAttempt
 from lti_service.core.errors import Conflict, ServiceError, excerpt
 from lti_service.core.models import LmsUser, Placement, utcnow
-from lti_service.outbox.service.scores import record_score
+from lti_service.outbox.service.scores import insert_with_score, score_values
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,8 @@ def attempts_of(session: Session, placement_id: int, user_id: int) -> list[Check
 
 _ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "correct", "variant",
                     "attempt_number", "created_at", "request_key")
-_INSERT_ATTEMPT = CheckpointAttempt.__table__.insert()
+_ATTEMPTS_TABLE = CheckpointAttempt.__table__
+_INSERT_ATTEMPT = _ATTEMPTS_TABLE.insert()
 _EARLIER = (select(CheckpointAttempt.__table__.c.correct,
                    CheckpointAttempt.__table__.c.attempt_number,
                    CheckpointAttempt.__table__.c.choice,
@@ -120,24 +121,21 @@ def answer(
         created_at=utcnow(),
         request_key=request_key or None,
     )
-    # A Core INSERT, not the ORM's unit of work: the flush was a quarter of an answer's CPU
-    # (issue 23). The object stays out of the session; a later read loads the row.
-    attempt.id = conn.execute(_INSERT_ATTEMPT, {
-        name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}).inserted_primary_key[0]
     history = [*earlier, attempt]
     result = _result(checkpoint, placement, history, attempt)
-    if graded:
-        record_score(
-            session,
-            placement=placement,
-            user=user,
-            score=result.counted_score,
-            max_score=1.0,
-            activity_progress="Completed" if _done(result) else "Submitted",
-            grading_progress="FullyGraded",
-            comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
-            source=f"checkpoint:{attempt.id}",
-        )
+    row = {name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}
+    # Core INSERTs, not the ORM's unit of work: the flush was a quarter of an answer's CPU
+    # (issue 23). The object stays out of the session; a later read loads the row. Graded:
+    # the attempt and its score in one statement on PostgreSQL (``insert_with_score``).
+    if not graded:
+        attempt.id = conn.execute(_INSERT_ATTEMPT, row).inserted_primary_key[0]
+        return result
+    attempt.id = insert_with_score(session, _ATTEMPTS_TABLE, row, score_values(
+        placement=placement, user=user, score=result.counted_score, max_score=1.0,
+        activity_progress="Completed" if _done(result) else "Submitted",
+        grading_progress="FullyGraded",
+        comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
+    ), source_prefix="checkpoint:")
     return result
 
 
