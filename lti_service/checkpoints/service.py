@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from course.model import Checkpoint
 from course.variants import shuffled_choices, variant_for
 from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core import placement_policy
 from lti_service.core.errors import Conflict, ServiceError, excerpt
 from lti_service.core.models import LmsUser, Placement, utcnow
 from lti_service.outbox.service.scores import insert_with_score, score_values
@@ -70,13 +71,9 @@ _ATTEMPTS = (select(CheckpointAttempt)
 
 
 def counted(attempts: Sequence[Any], counting: str) -> float:
-    if not attempts:
-        return 0.0
-    if counting == "first":
-        return 1.0 if attempts[0].correct else 0.0
-    if counting == "last":
-        return 1.0 if attempts[-1].correct else 0.0
-    return 1.0 if any(a.correct for a in attempts) else 0.0
+    """The counted score (1 or 0) of ``attempts`` under the placement's rule."""
+    chosen = placement_policy.counted(attempts, counting, lambda a: 1.0 if a.correct else 0.0)
+    return 1.0 if chosen is not None and chosen.correct else 0.0
 
 
 def answer(
@@ -160,7 +157,7 @@ def _result(checkpoint: Checkpoint, placement: Placement, history: Sequence[Any]
     attempts or plain rows with correct, attempt_number, choice)."""
     upto = [a for a in history if a.attempt_number <= attempt.attempt_number]
     score = counted(upto, placement.counting)
-    left = max(placement.max_attempts - len(upto), 0)
+    left = placement_policy.attempts_left(placement.max_attempts, len(upto))
     picked = checkpoint.choice(attempt.choice)
     done = score == 1.0 or left == 0
     return AnswerResult(

@@ -9,7 +9,6 @@ link writes only the nonce; rows change only when a claim did.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,11 @@ from sqlalchemy.orm import Session
 
 from lti_service.core.errors import LaunchRejected, excerpt
 from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
+from lti_service.core.placement_policy import (  # noqa: F401 (launches.X names kept)
+    COUNTINGS,
+    MAX_ATTEMPTS_LIMIT,
+    parse_max_attempts,
+)
 from lti_service.lti.models import UsedNonce
 from lti_service.lti.service.outbound import origin
 from lti_service.lti.service.platforms import service_origins
@@ -34,7 +38,6 @@ INSTRUCTOR_ROLES = (
     "institution/person#Administrator",
     "system/person#Administrator",
 )
-COUNTINGS = ("first", "last", "best")
 
 
 def is_instructor(roles: list[str]) -> bool:
@@ -49,23 +52,6 @@ class LaunchRecord:
     roles: tuple[str, ...]
     is_instructor: bool
     content_id: str | None
-
-
-MAX_ATTEMPTS_LIMIT = 100
-_DIGITS = re.compile(r"[0-9]{1,3}")
-
-
-def parse_max_attempts(value: object) -> int:
-    """A placement's attempt limit as a custom parameter or a form sends it: digits, 1..100.
-
-    Strict on purpose: "2.7", "1e30" or 10**30 once made every later launch of the link a 500.
-    Raises ValueError with a message a person can act on.
-    """
-    text = value if isinstance(value, str) else ""
-    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ATTEMPTS_LIMIT:
-        raise ValueError(f"max_attempts must be a whole number from 1 to {MAX_ATTEMPTS_LIMIT}, "
-                         f"not {excerpt(value)}")
-    return int(text)
 
 
 def _max_attempts(custom: dict[str, Any], default: int) -> int:
