@@ -85,12 +85,15 @@ def answer(
     choice: str,
     graded: bool = True,
     request_key: str | None = None,
+    earlier: Sequence[Any] | None = None,
 ) -> AnswerResult:
     """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
     lesson placed as an ungraded link, which has no gradebook column to post to).
     ``request_key``: the page's or client's key of this request: a repeat returns the first
     answer's result and records nothing (``uq_checkpoint_attempts_request_key`` decides; the
-    caller commits, and a repeat racing the first fails there: ``replay`` answers it)."""
+    caller commits, and a repeat racing the first fails there: ``replay`` answers it).
+    ``earlier``: the learner's attempts here, when the caller read them already (the guard's
+    query, ``answering.EARLIER_ROWS``); else read here."""
     checkpoint = variant_of(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
@@ -100,7 +103,9 @@ def answer(
     # One read of the learner's attempts serves the repeat check, the limit and the counted
     # score: plain rows on the session's connection (no ORM objects).
     conn = session.connection()
-    earlier = conn.execute(_EARLIER, {"placement_id": placement.id, "user_id": user.id}).all()
+    if earlier is None:
+        earlier = conn.execute(_EARLIER, {"placement_id": placement.id,
+                                          "user_id": user.id}).all()
     if request_key:
         for row in earlier:
             if row.request_key == request_key:
