@@ -85,7 +85,8 @@ def launch() -> Response | tuple[str, int]:
              record.context_pk, record.placement_id)
     if is_deep_link:
         return redirect(url_for("instructor.picker", lt=token))
-    if record.content_id and content.is_graded_by_submission(record.content_id):
+    if record.content_id and content.is_graded_by_submission(state().course.get(),
+                                                             record.content_id):
         return redirect(url_for("submissions.exercise_page",
                                 placement_id=record.placement_id, lt=token))
     return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token))
