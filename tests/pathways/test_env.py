@@ -84,3 +84,16 @@ def test_the_service_builds_its_queue_settings_from_its_own_var_dir(tmp_path: Pa
     assert cfg.queue.var_dir == (tmp_path / "app").resolve()
     assert cfg.queue.redis_url == "redis://127.0.0.1:1/0"
     assert cfg.queue.grading_key == (tmp_path / "app" / "grading_key").read_bytes().strip()
+
+
+def test_a_command_says_which_variable_in_one_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from pathways.cli import cli
+
+    done = CliRunner().invoke(cli, ["status"], env={
+        "PATHWAYS_VAR_DIR": str(tmp_path), "CHECKPOINT_MAX_ATTEMPTS": "0"})
+    assert done.exit_code == 1, done.output
+    assert done.output.strip() == (
+        "Error: CHECKPOINT_MAX_ATTEMPTS='0': expected a whole number from 1 to 100 "
+        "(see CHECKPOINT_MAX_ATTEMPTS in docs/CONFIGURATION.md)")
