@@ -42,3 +42,16 @@ def test_every_reader_uses_the_policy_module() -> None:
             policy.parse_max_attempts(bad)
     with pytest.raises(ValueError, match="first, last or best"):
         policy.parse_counting("x" * 500)
+
+
+def test_the_picker_offers_the_policy_s_countings_and_limit(client, platform) -> None:  # type: ignore[no-untyped-def]
+    from unit_launch import INSTRUCTOR, launch
+
+    token, _ = launch(client, platform, sub="teacher", role=INSTRUCTOR, context_id="c-1",
+                      content_id="arrays-04")
+    page = client.get("/instructor/picker", query_string={"lt": token})
+    assert page.status_code == 200, page.get_data(as_text=True)[:300]
+    html = page.get_data(as_text=True)
+    for counting in policy.COUNTINGS:
+        assert f'<option value="{counting}"' in html
+    assert f'max="{policy.MAX_ATTEMPTS_LIMIT}"' in html
