@@ -43,7 +43,7 @@ def _live(item: pytest.Item) -> bool:
                     and item.path.name in FAST_COURSE)
     if LIVE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
         return True
-    return any(item.iter_markers(name) for name in ("browser", "slow", "postgres", "redis"))
+    return any(item.get_closest_marker(name) for name in ("browser", "slow", "postgres", "redis"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -41,7 +41,7 @@ class PolicyIn(Schema):
     # strict: "5" and 2.7 are refused, not coerced (a JSON client sends a number).
     max_attempts = fields.Integer(strict=True,
                                   validate=validate.Range(min=1, max=MAX_ATTEMPTS_LIMIT))
-    counting = fields.String(validate=validate.OneOf(COUNTINGS))
+    counting = fields.String(validate=validate.OneOf(list(COUNTINGS)))
 
 
 class PolicyOut(Schema):

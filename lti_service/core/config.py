@@ -81,31 +81,11 @@ class Config:
         course_root = overrides.pop("course_root", None) or env.optional("COURSE_ROOT")
         queue = overrides.pop("queue") if "queue" in overrides else \
             load_queue_config(env, var_dir=var_dir)
-        values: dict[str, Any] = {
-            "tool_base_url": env.text("TOOL_BASE_URL", "http://127.0.0.1:5000"),
-            "proxy_fix": env.integer("PROXY_FIX_HOPS", 1, low=0, high=10),
-            "preferred_url_scheme": env.choice("PREFERRED_URL_SCHEME", "http",
-                                               ("http", "https")),
-            "launch_token_max_age_s": env.integer("LAUNCH_TOKEN_MAX_AGE_S", 2 * 3600,
-                                                  low=60, high=7 * 24 * 3600),
-            "default_max_attempts": env.integer("CHECKPOINT_MAX_ATTEMPTS",
-                                                placement_policy.DEFAULT_MAX_ATTEMPTS, low=1,
-                                                high=placement_policy.MAX_ATTEMPTS_LIMIT),
-            "default_counting": env.choice("CHECKPOINT_COUNTING",
-                                           placement_policy.DEFAULT_COUNTING,
-                                           placement_policy.COUNTINGS),
-            "tool_title": env.text("TOOL_TITLE", "JAX Pathways")[:200],
-            "log_level": env.choice("PATHWAYS_LOG_LEVEL", "INFO", LOG_LEVELS, upper=True),
-            # Read here for the web (which writes leases) and the consumer (which reaps them).
-            "queued_lease_s": env.number("PATHWAYS_QUEUED_LEASE_S", 900.0, above=0),
-            "running_lease_s": env.number("PATHWAYS_RUNNING_LEASE_S", 30.0, above=0),
-            "grading_max_tries": env.integer("PATHWAYS_GRADING_MAX_TRIES", 3, low=1, high=20),
-            "outbox_retry_base_s": env.number("OUTBOX_RETRY_BASE_S", 30.0, low=1, high=3600),
-            "outbound_allow_private": env.flag("OUTBOUND_ALLOW_PRIVATE", False),
-            "outbound_timeout_s": env.number("OUTBOUND_TIMEOUT_S", 5.0, above=0, high=60),
-            "outbound_max_bytes": env.integer("OUTBOUND_MAX_BYTES", 256 * 1024, low=1024),
-            "outbound_ca_bundle": env.optional("OUTBOUND_CA_BUNDLE"),
-        }
+        values = _read(env)
+        # An override is checked as its variable would be (a bench's 0 attempts is refused too).
+        checked = {var: str(overrides[name]) for name, var in _VARIABLES.items()
+                   if overrides.get(name) is not None}
+        _read(Env(checked))
         known = set(cls.__dataclass_fields__)
         extra = {k: v for k, v in overrides.items() if k not in known}
         values.update({k: v for k, v in overrides.items() if k in known})
@@ -120,3 +100,45 @@ class Config:
         cfg.tool_base_url = cfg.tool_base_url.rstrip("/")
         cfg.extra = extra
         return cfg
+
+
+def _read(env: Env) -> dict[str, Any]:
+    """The typed settings (everything but the var dir, database, secret, course and queue)."""
+    return {
+        "tool_base_url": env.text("TOOL_BASE_URL", "http://127.0.0.1:5000"),
+        "proxy_fix": env.integer("PROXY_FIX_HOPS", 1, low=0, high=10),
+        "preferred_url_scheme": env.choice("PREFERRED_URL_SCHEME", "http",
+                                           ("http", "https")),
+        "launch_token_max_age_s": env.integer("LAUNCH_TOKEN_MAX_AGE_S", 2 * 3600,
+                                              low=60, high=7 * 24 * 3600),
+        "default_max_attempts": env.integer("CHECKPOINT_MAX_ATTEMPTS",
+                                            placement_policy.DEFAULT_MAX_ATTEMPTS, low=1,
+                                            high=placement_policy.MAX_ATTEMPTS_LIMIT),
+        "default_counting": env.choice("CHECKPOINT_COUNTING",
+                                       placement_policy.DEFAULT_COUNTING,
+                                       placement_policy.COUNTINGS),
+        "tool_title": env.text("TOOL_TITLE", "JAX Pathways")[:200],
+        "log_level": env.choice("PATHWAYS_LOG_LEVEL", "INFO", LOG_LEVELS, upper=True),
+        # Read here for the web (which writes leases) and the consumer (which reaps them).
+        "queued_lease_s": env.number("PATHWAYS_QUEUED_LEASE_S", 900.0, above=0),
+        "running_lease_s": env.number("PATHWAYS_RUNNING_LEASE_S", 30.0, above=0),
+        "grading_max_tries": env.integer("PATHWAYS_GRADING_MAX_TRIES", 3, low=1, high=20),
+        "outbox_retry_base_s": env.number("OUTBOX_RETRY_BASE_S", 30.0, low=1, high=3600),
+        "outbound_allow_private": env.flag("OUTBOUND_ALLOW_PRIVATE", False),
+        "outbound_timeout_s": env.number("OUTBOUND_TIMEOUT_S", 5.0, above=0, high=60),
+        "outbound_max_bytes": env.integer("OUTBOUND_MAX_BYTES", 256 * 1024, low=1024),
+        "outbound_ca_bundle": env.optional("OUTBOUND_CA_BUNDLE"),
+    }
+
+
+# The variable each setting is read from (an override of the setting is checked as it would be).
+_VARIABLES = {
+    "proxy_fix": "PROXY_FIX_HOPS", "preferred_url_scheme": "PREFERRED_URL_SCHEME",
+    "launch_token_max_age_s": "LAUNCH_TOKEN_MAX_AGE_S",
+    "default_max_attempts": "CHECKPOINT_MAX_ATTEMPTS", "default_counting": "CHECKPOINT_COUNTING",
+    "queued_lease_s": "PATHWAYS_QUEUED_LEASE_S", "running_lease_s": "PATHWAYS_RUNNING_LEASE_S",
+    "grading_max_tries": "PATHWAYS_GRADING_MAX_TRIES",
+    "outbox_retry_base_s": "OUTBOX_RETRY_BASE_S",
+    "outbound_allow_private": "OUTBOUND_ALLOW_PRIVATE",
+    "outbound_timeout_s": "OUTBOUND_TIMEOUT_S", "outbound_max_bytes": "OUTBOUND_MAX_BYTES",
+}
