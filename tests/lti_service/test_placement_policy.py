@@ -36,7 +36,7 @@ def test_every_reader_uses_the_policy_module() -> None:
     assert launches.COUNTINGS is policy.COUNTINGS
     assert launches.parse_max_attempts is policy.parse_max_attempts
     fields = schemas.PolicyIn().fields
-    assert fields["counting"].validate.choices == policy.COUNTINGS  # type: ignore[union-attr]
+    assert tuple(fields["counting"].validate.choices) == policy.COUNTINGS  # type: ignore[union-attr]
     for bad in ("0", "101", "2.7", "1e30", 3):
         with pytest.raises(ValueError, match="from 1 to 100"):
             policy.parse_max_attempts(bad)
