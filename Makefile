@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lock bench clean-venv chaos editor images images-test
+.PHONY: demo test test-fast lint lock bench clean-venv chaos editor images images-test
 
 $(STAMP): pyproject.toml requirements-dev.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -19,6 +19,14 @@ demo: $(STAMP)
 ## Everything CI runs: system packages, PostgreSQL + Redis on loopback, lint, all tests.
 test: $(STAMP)
 	bash scripts/test.sh
+
+## The inner loop before a push (about 2 minutes): lint, then every test that needs no live
+## server, browser or JAX run: the app/client-fixture view tests (guard, CSRF, bounded input,
+## pages), units, configuration, contracts (tests/conftest.py marks the rest "live").
+test-fast: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
+	JAX_PLATFORMS=cpu $(PY) -m pytest -q -m "not live" -p no:cacheprovider --durations=10 tests
 
 ## Style (ruff) and the layering rules (import-linter contracts in .importlinter).
 lint: $(STAMP)

@@ -13,6 +13,7 @@ from grader_worker.config import GraderConfig, load_config
 from grader_worker.errors import GraderError
 from grading_contract.queues import Queues
 from pathways import logs
+from pathways.env import EnvError
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,10 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     env = dict(os.environ)
     if platform:
         env["PATHWAYS_GRADER_PLATFORM"] = platform
-    config = load_config(env)
+    try:
+        config = load_config(env)
+    except EnvError as exc:  # names the variable, the type it needs and its documentation
+        raise click.ClickException(str(exc)) from exc
     concurrency = admitted(concurrency)
     _require_cgroups(config)
     queues = Queues(config)

@@ -5,23 +5,19 @@ A TPU host runs the worker with only the queue's URL, so every value has a worki
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from grading_contract.config import load_grading_key
+from grading_contract.config import QueueConfig, load_queue_config
+from pathways.env import Env
 
 
 @dataclass(frozen=True)
 class GraderConfig:
-    var_dir: Path
-    """PATHWAYS_VAR_DIR: where the embedded (SQLite) queue files live."""
-    redis_url: str | None
-    """REDIS_URL: when set, both queues are RedisHuey on this server."""
-    queue_prefix: str
-    """PATHWAYS_QUEUE_PREFIX: prepended to queue names (lets tests and tenants share a Redis)."""
+    queue: QueueConfig
+    """The queue settings the service reads too (``grading_contract.config``)."""
     platform: str
     """PATHWAYS_GRADER_PLATFORM: cpu or tpu, the JAX_PLATFORMS given to sandboxed runs."""
     python: str
@@ -39,8 +35,6 @@ class GraderConfig:
     worker_name: str = "worker"
     """PATHWAYS_GRADER_ID (default: the host name): names this worker's run directories and
     cgroups, so a restarted worker removes what its killed predecessor left (sweep.py)."""
-    grading_key: bytes = field(default=b"", repr=False)
-    """The queue messages' HMAC key (grading_contract.config): shared with the service."""
     allow_no_cgroup: bool = False
     """PATHWAYS_GRADER_ALLOW_NO_CGROUP=1: start even where no per-run cgroup can be made (runs
     then have rlimits only: no pids limit, so a fork bomb can exhaust the host's tasks)."""
@@ -48,25 +42,39 @@ class GraderConfig:
     """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax and numpy (with
     what they require); nothing else of the interpreter's site-packages is in the sandbox."""
 
+    # The transport's fields (``grading_contract.queues.QueueSettings``), from ``queue``.
+    @property
+    def var_dir(self) -> Path:
+        return self.queue.var_dir
+
+    @property
+    def redis_url(self) -> str | None:
+        return self.queue.redis_url
+
+    @property
+    def queue_prefix(self) -> str:
+        return self.queue.queue_prefix
+
+    @property
+    def grading_key(self) -> bytes:
+        return self.queue.grading_key
+
 
 def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
-    env = os.environ if environ is None else environ
-    var_dir = Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve()
+    """The worker's configuration, read once (a wrong value: ``pathways.env.EnvError``)."""
+    env = Env(environ)
+    course_root = env.optional("COURSE_ROOT")
     return GraderConfig(
-        var_dir=var_dir,
-        redis_url=env.get("REDIS_URL") or None,
-        queue_prefix=env.get("PATHWAYS_QUEUE_PREFIX", ""),
-        platform=env.get("PATHWAYS_GRADER_PLATFORM", "cpu"),
-        python=env.get("PATHWAYS_GRADER_PYTHON", sys.executable),
-        heartbeat_s=float(env.get("PATHWAYS_GRADER_HEARTBEAT_S", "5")),
-        cgroup_root=env.get("PATHWAYS_GRADER_CGROUP_ROOT") or None,
-        run_uid=int(env.get("PATHWAYS_GRADER_UID", "65534")),
-        course_root=Path(env["COURSE_ROOT"]).resolve() if env.get("COURSE_ROOT") else None,
-        warm=env.get("PATHWAYS_GRADER_WARM", "").lower() in ("1", "true", "yes", "on"),
-        allow_no_cgroup=env.get("PATHWAYS_GRADER_ALLOW_NO_CGROUP", "").lower()
-        in ("1", "true", "yes", "on"),
-        worker_name=env.get("PATHWAYS_GRADER_ID") or socket.gethostname(),
-        grading_key=load_grading_key(env, var_dir),
-        packages=tuple(p.strip() for p in env.get("PATHWAYS_GRADER_PACKAGES", "")
+        queue=load_queue_config(env),
+        platform=env.choice("PATHWAYS_GRADER_PLATFORM", "cpu", ("cpu", "tpu")),
+        python=env.text("PATHWAYS_GRADER_PYTHON", sys.executable),
+        heartbeat_s=env.number("PATHWAYS_GRADER_HEARTBEAT_S", 5.0, above=0, high=3600),
+        cgroup_root=env.optional("PATHWAYS_GRADER_CGROUP_ROOT"),
+        run_uid=env.integer("PATHWAYS_GRADER_UID", 65534, low=1, high=2**32 - 2),
+        course_root=Path(course_root).resolve() if course_root else None,
+        warm=env.flag("PATHWAYS_GRADER_WARM", False),
+        allow_no_cgroup=env.flag("PATHWAYS_GRADER_ALLOW_NO_CGROUP", False),
+        worker_name=env.optional("PATHWAYS_GRADER_ID") or socket.gethostname(),
+        packages=tuple(p.strip() for p in env.text("PATHWAYS_GRADER_PACKAGES", "")
                        .split(",") if p.strip()),
     )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grading_contract.errors import KeyConfigError
+from pathways.env import Env
 
 MIN_KEY_BYTES = 32
 KEY_FILE = "grading_key"
@@ -31,7 +33,7 @@ class QueueConfig:
     """The HMAC key of queue messages (see the module's docstring)."""
 
 
-def load_grading_key(env: dict[str, str] | os._Environ[str], var_dir: Path) -> bytes:
+def load_grading_key(env: Mapping[str, str], var_dir: Path) -> bytes:
     """The grading key from the environment, its file, or the var dir (generated there once)."""
     if env.get("PATHWAYS_GRADING_KEY"):
         key = env["PATHWAYS_GRADING_KEY"].encode()
@@ -60,9 +62,14 @@ def load_grading_key(env: dict[str, str] | os._Environ[str], var_dir: Path) -> b
     return key
 
 
-def load_queue_config(environ: dict[str, str] | None = None) -> QueueConfig:
-    env = os.environ if environ is None else environ
-    var_dir = Path(env.get("PATHWAYS_VAR_DIR", "var")).resolve()
-    return QueueConfig(var_dir=var_dir, redis_url=env.get("REDIS_URL") or None,
-                       queue_prefix=env.get("PATHWAYS_QUEUE_PREFIX", ""),
-                       grading_key=load_grading_key(env, var_dir))
+def load_queue_config(environ: Mapping[str, str] | Env | None = None, *,
+                      var_dir: Path | None = None) -> QueueConfig:
+    """The queue settings of this process (``var_dir``: the caller's, already read; else
+    ``PATHWAYS_VAR_DIR``). The service's ``Config.from_env`` and the grader's ``load_config``
+    call this once each: one reading of these variables per process."""
+    env = environ if isinstance(environ, Env) else Env(environ)
+    if var_dir is None:
+        var_dir = Path(env.text("PATHWAYS_VAR_DIR", "var")).resolve()
+    return QueueConfig(var_dir=var_dir, redis_url=env.optional("REDIS_URL"),
+                       queue_prefix=env.text("PATHWAYS_QUEUE_PREFIX", ""),
+                       grading_key=load_grading_key(env.environ, var_dir))

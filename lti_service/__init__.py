@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask, Response
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from lti_service.core import placement_policy
 from lti_service.core.auth import form_fields
 from lti_service.core.config import Config
 from lti_service.core.cookies import SchemeSessionInterface
@@ -46,6 +47,9 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         course=CourseSource(cfg.course_root, cfg.extra.get("course")),
     )
     app.teardown_appcontext(close_db)
+    # The placement policy the picker offers, from its one module (core.placement_policy).
+    app.jinja_env.globals.update(COUNTINGS=placement_policy.COUNTINGS,
+                                 MAX_ATTEMPTS_LIMIT=placement_policy.MAX_ATTEMPTS_LIMIT)
 
     @app.context_processor
     def _form_fields() -> dict[str, object]:

@@ -202,7 +202,6 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
 
     Leases and tries are not options here: the web writes them and this process reaps them, so
     both read them from the service configuration (docs/CONFIGURATION.md)."""
-    from grading_contract.config import load_queue_config
     from lti_service.core.config import Config
     from lti_service.core.db import make_engine, make_session_factory
     from pathways import logs
@@ -211,7 +210,8 @@ def consumer(database_url: str | None, reap_every: float, outbox_every: float,
     try:
         cfg = Config.from_env({"database_url": database_url} if database_url else None)
         engine = make_engine(cfg.database_url)
-        queues = Queues(load_queue_config())
+        assert cfg.queue is not None
+        queues = Queues(cfg.queue)
     except Exception as exc:
         # Nothing is running yet: every error here is the configuration's.
         logger.error("consumer cannot start: %s", exc)

@@ -85,7 +85,6 @@ def report(session: Session, queue_depth: dict[str, int] | None, workers: list[B
               help="Seconds without a heartbeat after which a part counts as down.")
 def status(stale: float) -> None:
     """Queue depth, oldest pending job and score, and each part's last heartbeat."""
-    from grading_contract.config import load_queue_config
     from grading_contract.queues import Queues
     from lti_service.core.config import Config
     from lti_service.core.db import make_engine, make_session_factory
@@ -93,7 +92,8 @@ def status(stale: float) -> None:
     cfg = Config.from_env()
     depth, workers = None, []
     try:
-        queues = Queues(load_queue_config())
+        assert cfg.queue is not None
+        queues = Queues(cfg.queue)
         depth = queues.pending()
         workers = [Beat(f"worker {part}", datetime.fromisoformat(b["at"]), b.get("state", ""))
                    for part, b in sorted(queues.beats().items())]

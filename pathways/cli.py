@@ -10,6 +10,8 @@ import importlib
 
 import click
 
+from pathways.env import EnvError
+
 FIRST_PARTY = {"pathways", "course", "lti_service", "grader_worker", "grading_contract", "devlms"}
 # The extra that installs each command's third-party packages (pyproject.toml).
 EXTRA = {"db": "service", "platform": "service", "keys": "service", "serve": "service",
@@ -54,6 +56,12 @@ class LazyGroup(click.Group):
                 f"`pathways {name}` needs the {EXTRA[name]} extra ({missing} is not installed): "
                 f"pip install 'jax-pathways[{EXTRA[name]}]'") from exc
         return getattr(module, attr)
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except EnvError as exc:  # one line naming the variable, not a traceback
+            raise click.ClickException(str(exc)) from exc
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Static help: `pathways --help` must not import every package (and JAX).

@@ -24,13 +24,23 @@ set -e
 if [ "$rc" = 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi
 # The lecture hall's CPU budget, short (issue 23, bench/_budget.py): on a full run (no pytest
 # arguments), 100 learners per database launch over 2 s and answer at one instant beside the
-# floor; fails when the service's CPU per launch or per answer misses its ratio to the floor's.
-# About 25-30 s on 2 shared cores (load 3); its lines go to var/ci-bench, never to the README's
-# figures. PATHWAYS_CI_BENCH=0 skips it. Reported, not yet gating: PostgreSQL's answer sits on its
-# 2x line (x1.75-2.43 measured), so a miss is printed loudly until that path loses a statement.
-if [ "$rc" = 0 ] && [ $# = 0 ] && [ "${PATHWAYS_CI_BENCH:-1}" != 0 ]; then
+# floor; a missed ratio of the service's CPU per launch or per answer to the floor's is printed.
+# About 25-50 s on 2 shared cores; its lines go to var/ci-bench, never to the README's figures.
+# PATHWAYS_CI_BENCH=0 skips it. Reported, not yet gating: PostgreSQL's answer is under its 2x
+# line but close to it (x1.76-1.95 at load 9, x1.38-2.95 at load 14-28, with 2 statements an
+# answer: bench/README.md, "The answer in two statements"); PATHWAYS_CI_BENCH_FATAL=1 fails the
+# run on a miss measured twice.
+ci_bench() {
   PATHWAYS_BENCH_RESULTS=var/ci-bench timeout 300 .venv/bin/python -P bench/checkpoint_load.py \
-    --db both --sizes 100 --ramp 2 --window 0 --max-seconds 120 \
-    || echo "CI bench: a CPU budget ratio was MISSED (see the lines above)" >&2
+    --db both --sizes 100 --ramp 2 --window 0 --max-seconds 120
+}
+if [ "$rc" = 0 ] && [ $# = 0 ] && [ "${PATHWAYS_CI_BENCH:-1}" != 0 ]; then
+  if ! ci_bench; then
+    echo "CI bench: a CPU budget ratio was missed: measuring once more" >&2
+    if ! ci_bench; then
+      echo "CI bench: a CPU budget ratio was MISSED twice (see the lines above)" >&2
+      if [ "${PATHWAYS_CI_BENCH_FATAL:-0}" = 1 ]; then rc=1; fi
+    fi
+  fi
 fi
 exit "$rc"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from lti_service.lti.service.launches import MAX_ATTEMPTS_LIMIT
+from lti_service.core.placement_policy import COUNTINGS, MAX_ATTEMPTS_LIMIT
 
 
 class AnswerIn(Schema):
@@ -41,7 +41,7 @@ class PolicyIn(Schema):
     # strict: "5" and 2.7 are refused, not coerced (a JSON client sends a number).
     max_attempts = fields.Integer(strict=True,
                                   validate=validate.Range(min=1, max=MAX_ATTEMPTS_LIMIT))
-    counting = fields.String(validate=validate.OneOf(["first", "last", "best"]))
+    counting = fields.String(validate=validate.OneOf(list(COUNTINGS)))
 
 
 class PolicyOut(Schema):

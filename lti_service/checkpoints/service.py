@@ -13,9 +13,10 @@ from sqlalchemy.orm import Session
 from course.model import Checkpoint
 from course.variants import shuffled_choices, variant_for
 from lti_service.checkpoints.models import CheckpointAttempt
+from lti_service.core import placement_policy
 from lti_service.core.errors import Conflict, ServiceError, excerpt
 from lti_service.core.models import LmsUser, Placement, utcnow
-from lti_service.outbox.service.scores import record_score
+from lti_service.outbox.service.scores import insert_with_score, score_values
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ def attempts_of(session: Session, placement_id: int, user_id: int) -> list[Check
 
 _ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "correct", "variant",
                     "attempt_number", "created_at", "request_key")
-_INSERT_ATTEMPT = CheckpointAttempt.__table__.insert()
+_ATTEMPTS_TABLE = CheckpointAttempt.__table__
+_INSERT_ATTEMPT = _ATTEMPTS_TABLE.insert()
 _EARLIER = (select(CheckpointAttempt.__table__.c.correct,
                    CheckpointAttempt.__table__.c.attempt_number,
                    CheckpointAttempt.__table__.c.choice,
@@ -69,13 +71,9 @@ _ATTEMPTS = (select(CheckpointAttempt)
 
 
 def counted(attempts: Sequence[Any], counting: str) -> float:
-    if not attempts:
-        return 0.0
-    if counting == "first":
-        return 1.0 if attempts[0].correct else 0.0
-    if counting == "last":
-        return 1.0 if attempts[-1].correct else 0.0
-    return 1.0 if any(a.correct for a in attempts) else 0.0
+    """The counted score (1 or 0) of ``attempts`` under the placement's rule."""
+    chosen = placement_policy.counted(attempts, counting, lambda a: 1.0 if a.correct else 0.0)
+    return 1.0 if chosen is not None and chosen.correct else 0.0
 
 
 def answer(
@@ -87,12 +85,15 @@ def answer(
     choice: str,
     graded: bool = True,
     request_key: str | None = None,
+    earlier: Sequence[Any] | None = None,
 ) -> AnswerResult:
     """Record one answer; ``graded``: also queue its score for the LMS gradebook (False for a
     lesson placed as an ungraded link, which has no gradebook column to post to).
     ``request_key``: the page's or client's key of this request: a repeat returns the first
     answer's result and records nothing (``uq_checkpoint_attempts_request_key`` decides; the
-    caller commits, and a repeat racing the first fails there: ``replay`` answers it)."""
+    caller commits, and a repeat racing the first fails there: ``replay`` answers it).
+    ``earlier``: the learner's attempts here, when the caller read them already (the guard's
+    query, ``answering.EARLIER_ROWS``); else read here."""
     checkpoint = variant_of(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
@@ -102,7 +103,9 @@ def answer(
     # One read of the learner's attempts serves the repeat check, the limit and the counted
     # score: plain rows on the session's connection (no ORM objects).
     conn = session.connection()
-    earlier = conn.execute(_EARLIER, {"placement_id": placement.id, "user_id": user.id}).all()
+    if earlier is None:
+        earlier = conn.execute(_EARLIER, {"placement_id": placement.id,
+                                          "user_id": user.id}).all()
     if request_key:
         for row in earlier:
             if row.request_key == request_key:
@@ -120,24 +123,21 @@ def answer(
         created_at=utcnow(),
         request_key=request_key or None,
     )
-    # A Core INSERT, not the ORM's unit of work: the flush was a quarter of an answer's CPU
-    # (issue 23). The object stays out of the session; a later read loads the row.
-    attempt.id = conn.execute(_INSERT_ATTEMPT, {
-        name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}).inserted_primary_key[0]
     history = [*earlier, attempt]
     result = _result(checkpoint, placement, history, attempt)
-    if graded:
-        record_score(
-            session,
-            placement=placement,
-            user=user,
-            score=result.counted_score,
-            max_score=1.0,
-            activity_progress="Completed" if _done(result) else "Submitted",
-            grading_progress="FullyGraded",
-            comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
-            source=f"checkpoint:{attempt.id}",
-        )
+    row = {name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}
+    # Core INSERTs, not the ORM's unit of work: the flush was a quarter of an answer's CPU
+    # (issue 23). The object stays out of the session; a later read loads the row. Graded:
+    # the attempt and its score in one statement on PostgreSQL (``insert_with_score``).
+    if not graded:
+        attempt.id = conn.execute(_INSERT_ATTEMPT, row).inserted_primary_key[0]
+        return result
+    attempt.id = insert_with_score(session, _ATTEMPTS_TABLE, row, score_values(
+        placement=placement, user=user, score=result.counted_score, max_score=1.0,
+        activity_progress="Completed" if _done(result) else "Submitted",
+        grading_progress="FullyGraded",
+        comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
+    ), source_prefix="checkpoint:")
     return result
 
 
@@ -162,7 +162,7 @@ def _result(checkpoint: Checkpoint, placement: Placement, history: Sequence[Any]
     attempts or plain rows with correct, attempt_number, choice)."""
     upto = [a for a in history if a.attempt_number <= attempt.attempt_number]
     score = counted(upto, placement.counting)
-    left = max(placement.max_attempts - len(upto), 0)
+    left = placement_policy.attempts_left(placement.max_attempts, len(upto))
     picked = checkpoint.choice(attempt.choice)
     done = score == 1.0 or left == 0
     return AnswerResult(

@@ -34,7 +34,7 @@ def _json_body() -> dict:
 
 
 @bp.post("/placements/<int:placement_id>/checkpoint-answers")
-@guard(LEARNER, kinds=CHECKPOINT_KINDS)
+@guard(LEARNER, kinds=CHECKPOINT_KINDS, rows=checkpoints_io.EARLIER_ROWS)
 def post_answer(access: PlacementAccess) -> tuple[Response, int]:
     data = _ANSWER_IN.load(_json_body())
     result = checkpoints_io.answer_once(access, data["choice"],

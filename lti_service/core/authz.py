@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from flask import Blueprint, abort, current_app, request
-from sqlalchemy import bindparam, select
+from sqlalchemy import Table, and_, bindparam, select
 from sqlalchemy.orm import Session
 
 from lti_service.core import content
@@ -47,10 +47,23 @@ RULE_ATTR = "_pathways_rule"
 
 
 @dataclass(frozen=True)
+class Rows:
+    """The launch user's rows of one table in the URL's placement (``placement_id``, ``user_id``
+    columns), read by the guard's own query, ordered by ``order_by``: a view that needs them
+    (a checkpoint answer needs the earlier attempts) saves a round trip (issue 23)."""
+
+    table: Table
+    columns: tuple[str, ...]
+    order_by: str
+
+
+@dataclass(frozen=True)
 class Rule:
     role: Role
     kinds: tuple[str, ...] | None = None
     """Content kinds of the placement this endpoint serves; None: any kind."""
+    rows: Rows | None = None
+    """Rows the view reads, loaded with the placement (``PlacementAccess.rows``)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,8 @@ class PlacementAccess(Access):
     """The owned object the URL named (e.g. a Submission), when it named one."""
     part: Any = None
     """The part of the placement's content the URL named (e.g. a lesson's exercise)."""
+    rows: tuple[Any, ...] | None = None
+    """The rule's ``Rows`` (attribute access by column name); None when the rule asks none."""
 
 
 class Guard:
@@ -99,8 +114,9 @@ class Guard:
         if fail_closed:
             bp.before_request(_refuse_unguarded)
 
-    def __call__(self, role: Role, *, kinds: tuple[str, ...] | None = None) -> Callable[[F], F]:
-        rule = Rule(role, kinds)
+    def __call__(self, role: Role, *, kinds: tuple[str, ...] | None = None,
+                 rows: Rows | None = None) -> Callable[[F], F]:
+        rule = Rule(role, kinds, rows)
 
         def decorate(view: F) -> F:
             @functools.wraps(view)
@@ -124,17 +140,17 @@ class Guard:
                 check_csrf(launch)
         session = db()
         placement_id: int | None = url_values.pop("placement_id", None)
-        user, context, loaded = _load(session, launch, placement_id)
+        user, context, loaded, rows = _load(session, launch, placement_id, rule.rows)
         owned = self._owned(session, launch, url_values)
         if owned is not None:
             placement_id = owned.placement_id
         if placement_id is None:
             return Access(launch, user, context)
         if loaded is None or loaded.id != placement_id:
-            loaded = session.get(Placement, placement_id)
+            loaded, rows = session.get(Placement, placement_id), None
         placement, item = _placement(launch, loaded, rule)
         return PlacementAccess(launch, user, context, placement, item,
-                               owned.obj if owned else None, self._part(item, url_values))
+                               owned.obj if owned else None, self._part(item, url_values), rows)
 
     def _owned(self, session: Session, launch: Launch, url_values: dict[str, Any]) -> Owned | None:
         for name, loader in self.owned.items():
@@ -156,36 +172,49 @@ class Guard:
         return None
 
 
-def _load(session: Session, launch: Launch,
-          placement_id: int | None) -> tuple[LmsUser, LmsContext, Placement | None]:
-    """The launch's user and course, and the URL's placement, in one query (401 when the launch
-    names rows that are gone).
+def _load(session: Session, launch: Launch, placement_id: int | None, rows: Rows | None
+          ) -> tuple[LmsUser, LmsContext, Placement | None, tuple[Any, ...] | None]:
+    """The launch's user and course, the URL's placement and the rule's ``rows``, in one query
+    (401 when the launch names rows that are gone).
 
-    One statement instead of three on every guarded request (the placement is None when the
-    URL names none or no such row exists).
+    One statement instead of three (four with rows) on every guarded request (the placement is
+    None when the URL names none or no such row exists).
     """
-    query = _load_query(placement_id is not None)
+    with_rows = rows if placement_id is not None else None
+    query = _load_query(placement_id is not None, with_rows)
     params = {"user_id": launch.user_id, "context_pk": launch.context_pk}
     if placement_id is not None:
         params["placement_id"] = placement_id
-    row = session.execute(query, params).first()
-    if row is None:
+    found = session.execute(query, params).all()
+    if not found:
         abort(401, "this launch is no longer known: open the activity again from the LMS")
-    return row[0], row[1], (row[2] if placement_id is not None else None)
+    row = found[0]
+    key_at = 3 + len(with_rows.columns) if with_rows else 0  # the row's primary key
+    loaded = tuple(r for r in found if r[key_at] is not None) if with_rows else None
+    return row[0], row[1], (row[2] if placement_id is not None else None), loaded
 
 
 @functools.cache
-def _load_query(with_placement: bool) -> Any:
+def _load_query(with_placement: bool, rows: Rows | None = None) -> Any:
     """``_load``'s statement, built once (building and keying it per request cost as much as
-    running it)."""
+    running it): with ``rows``, one result row per such row (the entities repeated, one
+    object each in the session)."""
     entities: list[Any] = [LmsUser, LmsContext]
     if with_placement:
         entities.append(Placement)
+    if rows is not None:
+        table = rows.table
+        entities += [table.c[name].label(name) for name in rows.columns]
+        entities.append(next(iter(table.primary_key.columns)).label("row_key"))
     query = (select(*entities).select_from(LmsUser)
              .join(LmsContext, LmsContext.id == bindparam("context_pk"))
              .where(LmsUser.id == bindparam("user_id")))
     if with_placement:
         query = query.outerjoin(Placement, Placement.id == bindparam("placement_id"))
+    if rows is not None:
+        query = (query.outerjoin(rows.table, and_(
+            rows.table.c.placement_id == bindparam("placement_id"),
+            rows.table.c.user_id == LmsUser.id)).order_by(rows.table.c[rows.order_by]))
     return query
 
 

@@ -1,4 +1,5 @@
-"""Service configuration: the only module that reads the environment (docs/CONFIGURATION.md).
+"""Service configuration: the only module of the service that reads the environment, once per
+process, through ``pathways.env`` (docs/CONFIGURATION.md).
 
 Defaults work on one machine: SQLite (WAL) under ``PATHWAYS_VAR_DIR`` and a secret key generated
 into that folder on first run, so restarts keep sessions and signed launch tokens valid.
@@ -8,15 +9,16 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grading_contract.config import QueueConfig, load_queue_config
+from lti_service.core import placement_policy
+from pathways.env import Env
 
-def _bool(value: str | None, default: bool) -> bool:
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _secret_key(var_dir: Path) -> str:
@@ -44,8 +46,8 @@ class Config:
     proxy_fix: int = 1
     preferred_url_scheme: str = "http"
     launch_token_max_age_s: int = 2 * 3600  # a lesson, not a working day
-    default_max_attempts: int = 3
-    default_counting: str = "best"
+    default_max_attempts: int = placement_policy.DEFAULT_MAX_ATTEMPTS
+    default_counting: str = placement_policy.DEFAULT_COUNTING
     tool_title: str = "JAX Pathways"
     log_level: str = "INFO"
     queued_lease_s: float = 900.0
@@ -56,39 +58,34 @@ class Config:
     outbound_timeout_s: float = 5.0
     outbound_max_bytes: int = 256 * 1024
     outbound_ca_bundle: str | None = None
+    queue: QueueConfig | None = None
+    """The grading queues' settings (``grading_contract.config``), read with the rest; None
+    only where an override said so (a process that needs no queue)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, overrides: dict[str, Any] | None = None) -> Config:
-        env = os.environ
+    def from_env(cls, overrides: dict[str, Any] | None = None,
+                 environ: Mapping[str, str] | None = None) -> Config:
+        """Read every variable once (``environ``: ``os.environ`` unless given); ``overrides``
+        (tests, benches) win. A wrong value raises ``pathways.env.EnvError`` naming the
+        variable, the type it needs and docs/CONFIGURATION.md."""
+        env = Env(environ)
         overrides = dict(overrides or {})
-        var_dir = Path(overrides.pop("var_dir", env.get("PATHWAYS_VAR_DIR", "var"))).resolve()
-        database_url = overrides.pop("database_url", None) or env.get("DATABASE_URL") or (
+        var_dir = Path(overrides.pop("var_dir", None) or env.text("PATHWAYS_VAR_DIR", "var")
+                       ).resolve()
+        database_url = overrides.pop("database_url", None) or env.optional("DATABASE_URL") or (
             f"sqlite:///{var_dir / 'pathways.sqlite3'}"
         )
-        secret_key = overrides.pop("secret_key", None) or env.get("SECRET_KEY") or _secret_key(
-            var_dir
-        )
-        course_root = overrides.pop("course_root", None) or env.get("COURSE_ROOT") or None
-        values: dict[str, Any] = {
-            "tool_base_url": env.get("TOOL_BASE_URL", "http://127.0.0.1:5000").rstrip("/"),
-            "proxy_fix": int(env.get("PROXY_FIX_HOPS", "1")),
-            "preferred_url_scheme": env.get("PREFERRED_URL_SCHEME", "http"),
-            "launch_token_max_age_s": int(env.get("LAUNCH_TOKEN_MAX_AGE_S", str(2 * 3600))),
-            "default_max_attempts": int(env.get("CHECKPOINT_MAX_ATTEMPTS", "3")),
-            "default_counting": env.get("CHECKPOINT_COUNTING", "best"),
-            "tool_title": env.get("TOOL_TITLE", "JAX Pathways"),
-            "log_level": env.get("PATHWAYS_LOG_LEVEL", "INFO").upper(),
-            # Read here for the web (which writes leases) and the consumer (which reaps them).
-            "queued_lease_s": float(env.get("PATHWAYS_QUEUED_LEASE_S", "900")),
-            "running_lease_s": float(env.get("PATHWAYS_RUNNING_LEASE_S", "30")),
-            "grading_max_tries": int(env.get("PATHWAYS_GRADING_MAX_TRIES", "3")),
-            "outbox_retry_base_s": float(env.get("OUTBOX_RETRY_BASE_S", "30")),
-            "outbound_allow_private": _bool(env.get("OUTBOUND_ALLOW_PRIVATE"), False),
-            "outbound_timeout_s": float(env.get("OUTBOUND_TIMEOUT_S", "5")),
-            "outbound_max_bytes": int(env.get("OUTBOUND_MAX_BYTES", str(256 * 1024))),
-            "outbound_ca_bundle": env.get("OUTBOUND_CA_BUNDLE") or None,
-        }
+        secret_key = overrides.pop("secret_key", None) or env.optional("SECRET_KEY") or \
+            _secret_key(var_dir)
+        course_root = overrides.pop("course_root", None) or env.optional("COURSE_ROOT")
+        queue = overrides.pop("queue") if "queue" in overrides else \
+            load_queue_config(env, var_dir=var_dir)
+        values = _read(env)
+        # An override is checked as its variable would be (a bench's 0 attempts is refused too).
+        checked = {var: str(overrides[name]) for name, var in _VARIABLES.items()
+                   if overrides.get(name) is not None}
+        _read(Env(checked))
         known = set(cls.__dataclass_fields__)
         extra = {k: v for k, v in overrides.items() if k not in known}
         values.update({k: v for k, v in overrides.items() if k in known})
@@ -97,25 +94,51 @@ class Config:
             database_url=database_url,
             secret_key=secret_key,
             course_root=Path(course_root) if course_root else None,
+            queue=queue,
             **values,
         )
         cfg.tool_base_url = cfg.tool_base_url.rstrip("/")
         cfg.extra = extra
-        if not 1 <= cfg.default_max_attempts <= 100:  # the picker and launches refuse others
-            raise ValueError(f"CHECKPOINT_MAX_ATTEMPTS={cfg.default_max_attempts}: use 1 to 100")
-        if cfg.default_counting not in {"first", "last", "best"}:
-            raise ValueError(
-                f"CHECKPOINT_COUNTING={cfg.default_counting!r}: use first, last or best"
-            )
-        if cfg.queued_lease_s <= 0 or cfg.running_lease_s <= 0:
-            raise ValueError("PATHWAYS_QUEUED_LEASE_S and PATHWAYS_RUNNING_LEASE_S: use seconds "
-                             "above 0")
-        if not 1 <= cfg.grading_max_tries <= 20:
-            raise ValueError(f"PATHWAYS_GRADING_MAX_TRIES={cfg.grading_max_tries}: use 1 to 20")
-        if not 1 <= cfg.outbox_retry_base_s <= 3600:
-            raise ValueError(f"OUTBOX_RETRY_BASE_S={cfg.outbox_retry_base_s}: use 1 to 3600")
-        if not 0 < cfg.outbound_timeout_s <= 60:
-            raise ValueError(f"OUTBOUND_TIMEOUT_S={cfg.outbound_timeout_s}: use 0 < seconds <= 60")
-        if cfg.outbound_max_bytes < 1024:
-            raise ValueError(f"OUTBOUND_MAX_BYTES={cfg.outbound_max_bytes}: use at least 1024")
         return cfg
+
+
+def _read(env: Env) -> dict[str, Any]:
+    """The typed settings (everything but the var dir, database, secret, course and queue)."""
+    return {
+        "tool_base_url": env.text("TOOL_BASE_URL", "http://127.0.0.1:5000"),
+        "proxy_fix": env.integer("PROXY_FIX_HOPS", 1, low=0, high=10),
+        "preferred_url_scheme": env.choice("PREFERRED_URL_SCHEME", "http",
+                                           ("http", "https")),
+        "launch_token_max_age_s": env.integer("LAUNCH_TOKEN_MAX_AGE_S", 2 * 3600,
+                                              low=60, high=7 * 24 * 3600),
+        "default_max_attempts": env.integer("CHECKPOINT_MAX_ATTEMPTS",
+                                            placement_policy.DEFAULT_MAX_ATTEMPTS, low=1,
+                                            high=placement_policy.MAX_ATTEMPTS_LIMIT),
+        "default_counting": env.choice("CHECKPOINT_COUNTING",
+                                       placement_policy.DEFAULT_COUNTING,
+                                       placement_policy.COUNTINGS),
+        "tool_title": env.text("TOOL_TITLE", "JAX Pathways")[:200],
+        "log_level": env.choice("PATHWAYS_LOG_LEVEL", "INFO", LOG_LEVELS, upper=True),
+        # Read here for the web (which writes leases) and the consumer (which reaps them).
+        "queued_lease_s": env.number("PATHWAYS_QUEUED_LEASE_S", 900.0, above=0),
+        "running_lease_s": env.number("PATHWAYS_RUNNING_LEASE_S", 30.0, above=0),
+        "grading_max_tries": env.integer("PATHWAYS_GRADING_MAX_TRIES", 3, low=1, high=20),
+        "outbox_retry_base_s": env.number("OUTBOX_RETRY_BASE_S", 30.0, low=1, high=3600),
+        "outbound_allow_private": env.flag("OUTBOUND_ALLOW_PRIVATE", False),
+        "outbound_timeout_s": env.number("OUTBOUND_TIMEOUT_S", 5.0, above=0, high=60),
+        "outbound_max_bytes": env.integer("OUTBOUND_MAX_BYTES", 256 * 1024, low=1024),
+        "outbound_ca_bundle": env.optional("OUTBOUND_CA_BUNDLE"),
+    }
+
+
+# The variable each setting is read from (an override of the setting is checked as it would be).
+_VARIABLES = {
+    "proxy_fix": "PROXY_FIX_HOPS", "preferred_url_scheme": "PREFERRED_URL_SCHEME",
+    "launch_token_max_age_s": "LAUNCH_TOKEN_MAX_AGE_S",
+    "default_max_attempts": "CHECKPOINT_MAX_ATTEMPTS", "default_counting": "CHECKPOINT_COUNTING",
+    "queued_lease_s": "PATHWAYS_QUEUED_LEASE_S", "running_lease_s": "PATHWAYS_RUNNING_LEASE_S",
+    "grading_max_tries": "PATHWAYS_GRADING_MAX_TRIES",
+    "outbox_retry_base_s": "OUTBOX_RETRY_BASE_S",
+    "outbound_allow_private": "OUTBOUND_ALLOW_PRIVATE",
+    "outbound_timeout_s": "OUTBOUND_TIMEOUT_S", "outbound_max_bytes": "OUTBOUND_MAX_BYTES",
+}

@@ -55,10 +55,11 @@ def items(course: Course) -> list[ContentItem]:
             for p in placeables(course)]
 
 
-def is_graded_by_submission(content_id: str) -> bool:
-    """An exercise (``<lesson>.exercise.<slug>``) or a gradable project (``project.<slug>``):
-    its launch opens the submission page."""
-    return ".exercise." in content_id or content_id.startswith("project.")
+def is_graded_by_submission(course: Course, content_id: str) -> bool:
+    """An exercise or a gradable project (both of kind ``exercise`` in the course's index, not
+    guessed from the id's spelling): its launch opens the submission page."""
+    item = find(course, content_id)
+    return item is not None and item.kind in EXERCISE_KINDS
 
 
 def first_line(text: str, limit: int = 160) -> str:

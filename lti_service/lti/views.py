@@ -15,7 +15,7 @@ from flask import (
 from flask import session as flask_session
 from werkzeug.wrappers import Response
 
-from lti_service.core import content
+from lti_service.core import content, placement_policy
 from lti_service.core.auth import Launch, issue_token
 from lti_service.core.authz import INSTRUCTOR, Access, Guard
 from lti_service.core.errors import LaunchRejected, ServiceError, excerpt
@@ -85,7 +85,8 @@ def launch() -> Response | tuple[str, int]:
              record.context_pk, record.placement_id)
     if is_deep_link:
         return redirect(url_for("instructor.picker", lt=token))
-    if record.content_id and content.is_graded_by_submission(record.content_id):
+    if record.content_id and content.is_graded_by_submission(state().course.get(),
+                                                             record.content_id):
         return redirect(url_for("submissions.exercise_page",
                                 placement_id=record.placement_id, lt=token))
     return redirect(url_for("learner.lesson", placement_id=record.placement_id, lt=token))
@@ -119,12 +120,13 @@ def deep_link_response(access: Access) -> str:
                                field="content_id")
         chosen.append(item)
     try:
-        max_attempts = launches.parse_max_attempts(request.form.get("max_attempts", "3"))
+        max_attempts = placement_policy.parse_max_attempts(request.form.get("max_attempts", "3"))
     except ValueError as exc:
         raise ServiceError(str(exc), field="max_attempts") from exc
-    counting = request.form.get("counting", "best")
-    if counting not in launches.COUNTINGS:
-        raise ServiceError("counting must be first, last or best", field="counting")
+    try:
+        counting = placement_policy.parse_counting(request.form.get("counting", "best"))
+    except ValueError as exc:
+        raise ServiceError(str(exc), field="counting") from exc
     return_url, jwt = adapter.deep_link_response(
         db(), access.launch.launch_id, launch_url(), chosen, max_attempts=max_attempts,
         counting=counting, graded_lessons=request.form.get("graded_lessons") == "on")

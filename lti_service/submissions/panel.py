@@ -13,7 +13,6 @@ from flask import current_app, jsonify, redirect, request, url_for
 from marshmallow import ValidationError
 
 from course import submission_for
-from grading_contract.config import load_queue_config
 from grading_contract.queues import Queues
 from lti_service.core import request_keys
 from lti_service.core.auth import launch_url_args
@@ -32,7 +31,10 @@ def queues() -> Queues:
     """The app's grading queues (tests may install their own under QUEUES_KEY)."""
     found = current_app.extensions.get(QUEUES_KEY)
     if found is None:
-        found = current_app.extensions[QUEUES_KEY] = Queues(load_queue_config())
+        queue = state().config.queue  # read with the rest of the configuration, once
+        if queue is None:
+            raise RuntimeError("this app was configured without grading queues")
+        found = current_app.extensions[QUEUES_KEY] = Queues(queue)
     return found
 
 

@@ -26,6 +26,7 @@ from course.model import Exercise
 from course.variants import default_variant, variant_for
 from grading_contract.queues import Queues
 from grading_contract.result import FINAL_NOT_CHARGED, HOST_OUTCOMES, ResultSchema
+from lti_service.core import placement_policy
 from lti_service.core.models import LmsUser, Placement, utcnow
 from lti_service.outbox.service.scores import record_score
 from lti_service.submissions.models import GradingRun, Submission
@@ -349,13 +350,7 @@ def counted(session: Session, placement: Placement, user_id: int) -> Submission 
         Submission.placement_id == placement.id, Submission.user_id == user_id,
         Submission.exercise_id == placement.content_id,
         Submission.status == "graded").order_by(Submission.attempt_number)))
-    if not rows:
-        return None
-    if placement.counting == "first":
-        return rows[0]
-    if placement.counting == "last":
-        return rows[-1]
-    return max(rows, key=lambda r: (r.score or 0.0, -r.attempt_number))
+    return placement_policy.counted(rows, placement.counting, lambda r: r.score or 0.0)
 
 
 def scores_placement(placement: Placement, exercise_id: str) -> bool:

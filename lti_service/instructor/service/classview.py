@@ -14,9 +14,10 @@ from course.variants import variant_space
 from lti_service.checkpoints.models import CheckpointAttempt
 from lti_service.checkpoints.service import counted
 from lti_service.core import content
-from lti_service.core.models import Base, LmsContext, LmsUser, Placement
+from lti_service.core.models import LmsContext, LmsUser, Placement
 from lti_service.lti.service.launches import is_instructor
 from lti_service.outbox.models import ScoreOutbox
+from lti_service.submissions.models import Submission
 
 
 @dataclass
@@ -141,11 +142,8 @@ def outcome_histogram(submissions: list[Any]) -> list[tuple[str, int]]:
 
 
 def _submissions(session: Session, context: LmsContext) -> dict[int, list[Any]]:
-    """Exercise submissions per user, read from the grading part's ``submissions`` table when
-    that part is installed (its models register the table on the shared metadata)."""
-    table = Base.metadata.tables.get("submissions")
-    if table is None:
-        return {}
+    """Exercise submissions per user (plain rows, the columns the view shows)."""
+    table = Submission.__table__
     placements = select(Placement.id).where(Placement.context_id == context.id)
     rows = session.execute(
         select(table.c.placement_id, table.c.user_id, table.c.attempt_number, table.c.status,

@@ -27,7 +27,7 @@ from lti_service.checkpoints.models import CheckpointAttempt
 from lti_service.checkpoints.service import counted
 from lti_service.core import content
 from lti_service.core.errors import ServiceError
-from lti_service.core.models import Base, LmsContext, LmsUser, Placement, utcnow
+from lti_service.core.models import LmsContext, LmsUser, Placement, utcnow
 from lti_service.learner.models import EvidenceNote, LessonOpen, PortfolioImport
 from lti_service.learner.service.portfolio_import import (
     FORMAT,
@@ -38,6 +38,7 @@ from lti_service.learner.service.portfolio_import import (
     imported_view,
     read_zip,
 )
+from lti_service.submissions.models import Submission
 from lti_service.submissions.results import learner_result
 
 __all__ = ["FORMAT", "MAX_IMPORT_BYTES", "MAX_IMPORT_FILES", "import_zip", "read_zip"]
@@ -165,9 +166,9 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
 
 def _submissions(session: Session, user: LmsUser, placement_ids: list[int]
                  ) -> dict[int, list[Any]]:
-    """The grading part's rows, read through the shared metadata (as the class view does)."""
-    table = Base.metadata.tables.get("submissions")
-    if table is None or not placement_ids:
+    """The learner's submissions in these placements (plain rows)."""
+    table = Submission.__table__
+    if not placement_ids:
         return {}
     out: dict[int, list[Any]] = {}
     for row in session.execute(select(table).where(

@@ -9,7 +9,6 @@ link writes only the nonce; rows change only when a claim did.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,11 @@ from sqlalchemy.orm import Session
 
 from lti_service.core.errors import LaunchRejected, excerpt
 from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
+from lti_service.core.placement_policy import (  # noqa: F401 (launches.X names kept)
+    COUNTINGS,
+    MAX_ATTEMPTS_LIMIT,
+    parse_max_attempts,
+)
 from lti_service.lti.models import UsedNonce
 from lti_service.lti.service.outbound import origin
 from lti_service.lti.service.platforms import service_origins
@@ -34,7 +38,6 @@ INSTRUCTOR_ROLES = (
     "institution/person#Administrator",
     "system/person#Administrator",
 )
-COUNTINGS = ("first", "last", "best")
 
 
 def is_instructor(roles: list[str]) -> bool:
@@ -49,23 +52,6 @@ class LaunchRecord:
     roles: tuple[str, ...]
     is_instructor: bool
     content_id: str | None
-
-
-MAX_ATTEMPTS_LIMIT = 100
-_DIGITS = re.compile(r"[0-9]{1,3}")
-
-
-def parse_max_attempts(value: object) -> int:
-    """A placement's attempt limit as a custom parameter or a form sends it: digits, 1..100.
-
-    Strict on purpose: "2.7", "1e30" or 10**30 once made every later launch of the link a 500.
-    Raises ValueError with a message a person can act on.
-    """
-    text = value if isinstance(value, str) else ""
-    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ATTEMPTS_LIMIT:
-        raise ValueError(f"max_attempts must be a whole number from 1 to {MAX_ATTEMPTS_LIMIT}, "
-                         f"not {excerpt(value)}")
-    return int(text)
 
 
 def _max_attempts(custom: dict[str, Any], default: int) -> int:
@@ -121,6 +107,72 @@ def _context_query(is_link: bool) -> Any:
     return query
 
 
+def _user(session: Session, platform: Platform, body: dict[str, Any]) -> LmsUser:
+    user = session.scalar(_USER, {"platform_id": platform.id, "sub": body["sub"]})
+    if user is None:
+        user = LmsUser(platform_id=platform.id, sub=body["sub"])
+        session.add(user)
+    user.name = _cut(body.get("name"), 255) or user.name or ""
+    email = body.get("email")
+    if isinstance(email, str) and 0 < len(email) <= 255:  # a longer one is no address
+        user.email = email
+    return user
+
+
+def _context(session: Session, platform: Platform, body: dict[str, Any],
+             context: LmsContext | None) -> LmsContext:
+    context_claim = body[CLAIM + "context"]
+    if context is None:
+        context = LmsContext(platform_id=platform.id, context_id=context_claim["id"])
+        session.add(context)
+    context.title = _cut(context_claim.get("title"), 500) or context.title or ""
+    context.deployment_id = body.get(CLAIM + "deployment_id", "")
+    nrps = body.get(NRPS_CLAIM) or {}
+    if nrps.get("context_memberships_url"):
+        context.memberships_url = nrps["context_memberships_url"]
+    session.flush()
+    return context
+
+
+def _placement(session: Session, body: dict[str, Any], context: LmsContext,
+               placement: Placement | None, link_id: str, *, content_exists: Any,
+               default_max_attempts: int, default_counting: str) -> Placement:
+    """The link's placement, made on its first launch with the custom parameters' policy."""
+    custom = body.get(CLAIM + "custom") or {}
+    ags = body.get(AGS_CLAIM) or {}
+    content_id = custom.get("content_id") or (placement.content_id if placement else None)
+    if not content_id:
+        raise LaunchRejected(
+            "this link has no content_id custom parameter: re-add it with the tool's "
+            "deep-linking picker"
+        )
+    if not content_exists(content_id):
+        raise LaunchRejected(
+            f"this link points at content id {excerpt(content_id)}, which the course does not "
+            "have: ask the instructor to re-add it with the picker"
+        )
+    counting = str(custom.get("counting") or default_counting)
+    if counting not in COUNTINGS:
+        raise LaunchRejected(f"custom parameter counting={excerpt(counting)}: use first, last "
+                             "or best")
+    if placement is None:
+        placement = Placement(context_id=context.id, resource_link_id=link_id,
+                              content_id=content_id)
+        session.add(placement)
+        placement.max_attempts = _max_attempts(custom, default_max_attempts)
+        placement.counting = counting
+    placement.content_id = content_id
+    placement.title = _cut(body[CLAIM + "resource_link"].get("title"), 500) or content_id
+    if ags.get("lineitem"):
+        placement.lineitem_url = ags["lineitem"]
+    if ags.get("lineitems"):
+        placement.lineitems_url = ags["lineitems"]
+    if ags.get("scope"):
+        placement.ags_scopes = list(ags["scope"])
+    session.flush()
+    return placement
+
+
 def record_launch(
     session: Session,
     platform: Platform,
@@ -136,14 +188,7 @@ def record_launch(
     context_claim = body.get(CLAIM + "context") or {}
     if not context_claim.get("id"):
         raise LaunchRejected("the launch has no context (LMS course) claim: launch from a course")
-    user = session.scalar(_USER, {"platform_id": platform.id, "sub": body["sub"]})
-    if user is None:
-        user = LmsUser(platform_id=platform.id, sub=body["sub"])
-        session.add(user)
-    user.name = _cut(body.get("name"), 255) or user.name or ""
-    email = body.get("email")
-    if isinstance(email, str) and 0 < len(email) <= 255:  # a longer one is no address
-        user.email = email
+    user = _user(session, platform, body)
     is_link = body.get(CLAIM + "message_type") == "LtiResourceLinkRequest"
     link_id = body[CLAIM + "resource_link"]["id"] if is_link else None
     # The course and, for a link, its placement in one query (a lecture hall's launches all
@@ -152,52 +197,15 @@ def record_launch(
     if is_link:
         params["link_id"] = link_id
     found = session.execute(_context_query(is_link), params).first()
-    context = found[0] if found else None
+    context = _context(session, platform, body, found[0] if found else None)
     placement: Placement | None = found[1] if found and is_link else None
-    if context is None:
-        context = LmsContext(platform_id=platform.id, context_id=context_claim["id"])
-        session.add(context)
-    context.title = _cut(context_claim.get("title"), 500) or context.title or ""
-    context.deployment_id = body.get(CLAIM + "deployment_id", "")
-    nrps = body.get(NRPS_CLAIM) or {}
-    if nrps.get("context_memberships_url"):
-        context.memberships_url = nrps["context_memberships_url"]
-    session.flush()
-
     content_id = None
     if is_link:
-        custom = body.get(CLAIM + "custom") or {}
-        ags = body.get(AGS_CLAIM) or {}
-        content_id = custom.get("content_id") or (placement.content_id if placement else None)
-        if not content_id:
-            raise LaunchRejected(
-                "this link has no content_id custom parameter: re-add it with the tool's "
-                "deep-linking picker"
-            )
-        if not content_exists(content_id):
-            raise LaunchRejected(
-                f"this link points at content id {excerpt(content_id)}, which the course does not "
-                "have: ask the instructor to re-add it with the picker"
-            )
-        counting = str(custom.get("counting") or default_counting)
-        if counting not in COUNTINGS:
-            raise LaunchRejected(f"custom parameter counting={excerpt(counting)}: use first, last "
-                                 "or best")
-        if placement is None:
-            placement = Placement(context_id=context.id, resource_link_id=link_id,
-                                  content_id=content_id)
-            session.add(placement)
-            placement.max_attempts = _max_attempts(custom, default_max_attempts)
-            placement.counting = counting
-        placement.content_id = content_id
-        placement.title = _cut(body[CLAIM + "resource_link"].get("title"), 500) or content_id
-        if ags.get("lineitem"):
-            placement.lineitem_url = ags["lineitem"]
-        if ags.get("lineitems"):
-            placement.lineitems_url = ags["lineitems"]
-        if ags.get("scope"):
-            placement.ags_scopes = list(ags["scope"])
-        session.flush()
+        placement = _placement(session, body, context, placement, link_id,
+                               content_exists=content_exists,
+                               default_max_attempts=default_max_attempts,
+                               default_counting=default_counting)
+        content_id = placement.content_id
 
     try:  # a Core INSERT: nothing reads the row back in this request
         session.execute(_NONCE, {"platform_id": platform.id, "nonce": str(body["nonce"]),

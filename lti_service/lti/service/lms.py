@@ -44,7 +44,8 @@ course is megabytes. Its calls get at least these limits (the operator's, if lar
 @cache
 def process_policy() -> outbound.OutboundPolicy:
     """The operator's outbound policy for callers that were handed none (read once)."""
-    return outbound.policy(Config.from_env({"secret_key": "unused: outbound policy only"}))
+    return outbound.policy(Config.from_env({"secret_key": "unused: outbound policy only",
+                                           "queue": None}))
 
 
 def connector_for(session: Session, platform: Platform,
