@@ -98,6 +98,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     charged), any failure of the program becomes a learner-facing outcome."""
     picked = time.time()
     result = GradingResult(job.submission_id, job.attempt, job.exercise_id, "infrastructure_error")
+    result.kind = job.kind
     result.timings.queued_s = max(0.0, round(picked - job.enqueued_at, 3))
     try:
         info = runner.info()
@@ -118,6 +119,8 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if target.params is not None and not is_variant(target.params, variant):
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
+        if job.kind == "run":
+            return _finish(_run_only(job, runner, suite, limits, result), picked)
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
@@ -138,6 +141,24 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if isinstance(exc, JobError):
             result.feedback = f"The grading job was malformed: {exc}"
     return _finish(result, picked)
+
+
+RUN_CHECK = "main.py runs to its end (its own prints and asserts on the lesson's example)"
+
+
+def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits,
+              result: GradingResult) -> GradingResult:
+    """The learner's "Run": main.py as it is, in the same sandbox and limits, on the visible
+    examples it holds itself (the lesson's ``x``, its own prints and asserts). No hidden input
+    is drawn, no reference runs, no check of the suite is judged: nothing hidden can show, and
+    nothing is scored."""
+    start = time.monotonic()
+    run = runner.run(job.source, suite.names, limits, None)
+    result.timings.run_s = round(time.monotonic() - start, 3)
+    _excerpts(run, result)
+    _interpret(run, limits, suite, result, None, job.source)
+    result.score = result.max_score = 0.0
+    return result
 
 
 def _reference_runner(runner: SandboxRunner, limits: Limits,
@@ -183,7 +204,8 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
-               result: GradingResult, prepared: Prepared, source: str) -> None:
+               result: GradingResult, prepared: Prepared | None, source: str) -> None:
+    """The run's outcome; ``prepared`` None: a "Run" (``_run_only``), judged by no check."""
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     if run.oom_killed:
@@ -241,6 +263,14 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            f"({how}). Do not call os._exit, kill processes or close the "
                            "grader's files; let the program run to its end.")
         return
+    if prepared is None:
+        ok = not _program_error(captured, result)
+        result.checks = [CheckResult(RUN_CHECK, "passed" if ok else "failed", 0.0, 0.0,
+                                     "" if ok else result.feedback, "visible")]
+        if ok:
+            result.outcome = "graded"
+            result.feedback = "Your program ran to its end."
+        return
     _from_captured(captured, suite, result, prepared, source)
 
 
@@ -268,28 +298,7 @@ def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingR
                                  o.feedback if o.visible or o.status == "passed"
                                  else _hidden_feedback(o.status),
                                  "visible" if o.visible else "hidden") for o in outcomes]
-    error = captured.error
-    if error is not None:
-        if error.type == "SyntaxError":
-            result.outcome = "syntax_error"
-            result.feedback = (f"main.py has a syntax error: {error.describe()}. Fix it and "
-                               "resubmit.")
-            return
-        if error.type == "MemoryError":
-            result.outcome = "memory_limit"
-            result.feedback = ("Your program ran out of memory (MemoryError at "
-                               f"{error.describe()}). Use smaller arrays.")
-            return
-        for type_name, message, why in _VIOLATIONS:
-            if (not type_name or type_name == error.type) and message in error.message:
-                result.outcome = "sandbox_violation"
-                result.feedback = (f"The grader's sandbox stopped your program: {why}. "
-                                   f"It stopped at {error.describe()}.")
-                return
-        result.outcome = "exception"
-        result.feedback = (f"Your program raised an exception: {captured.stopped()}. "
-                           "Run `python main.py` locally, fix that line, and resubmit. "
-                           "No points are given for a program that does not run to its end.")
+    if _program_error(captured, result):
         return
     result.outcome = "graded"
     result.score = sum(c.points for c in result.checks)
@@ -300,6 +309,34 @@ def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingR
         result.feedback = (f"{len(result.checks) - len(failed)} of {len(result.checks)} checks "
                            f"passed ({result.score:g} of {result.max_score:g} points). "
                            "See each failed check below.")
+
+
+def _program_error(captured: CapturedValues, result: GradingResult) -> bool:
+    """Set the outcome and feedback of a program that stopped with an error; False if none."""
+    error = captured.error
+    if error is None:
+        return False
+    if error.type == "SyntaxError":
+        result.outcome = "syntax_error"
+        result.feedback = (f"main.py has a syntax error: {error.describe()}. Fix it and "
+                           "resubmit.")
+        return True
+    if error.type == "MemoryError":
+        result.outcome = "memory_limit"
+        result.feedback = ("Your program ran out of memory (MemoryError at "
+                           f"{error.describe()}). Use smaller arrays.")
+        return True
+    for type_name, message, why in _VIOLATIONS:
+        if (not type_name or type_name == error.type) and message in error.message:
+            result.outcome = "sandbox_violation"
+            result.feedback = (f"The grader's sandbox stopped your program: {why}. "
+                               f"It stopped at {error.describe()}.")
+            return True
+    result.outcome = "exception"
+    result.feedback = (f"Your program raised an exception: {captured.stopped()}. "
+                       "Run `python main.py` locally, fix that line, and resubmit. "
+                       "No points are given for a program that does not run to its end.")
+    return True
 
 
 def _hidden_feedback(status: str) -> str:
