@@ -122,12 +122,17 @@ def deep_link_response(access: Access) -> str:
         max_attempts = launches.parse_max_attempts(request.form.get("max_attempts", "3"))
     except ValueError as exc:
         raise ServiceError(str(exc), field="max_attempts") from exc
+    try:
+        code_attempts = launches.parse_code_attempts(request.form.get("code_attempts", ""))
+    except ValueError as exc:
+        raise ServiceError(str(exc), field="code_attempts") from exc
     counting = request.form.get("counting", "best")
     if counting not in launches.COUNTINGS:
         raise ServiceError("counting must be first, last or best", field="counting")
     return_url, jwt = adapter.deep_link_response(
         db(), access.launch.launch_id, launch_url(), chosen, max_attempts=max_attempts,
-        counting=counting, graded_lessons=request.form.get("graded_lessons") == "on")
+        code_attempts=code_attempts, counting=counting,
+        graded_lessons=request.form.get("graded_lessons") == "on")
     return render_template("deep_link_return.html", title="Adding to your course",
                            return_url=return_url, jwt=jwt)
 

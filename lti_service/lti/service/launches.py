@@ -68,6 +68,18 @@ def parse_max_attempts(value: object) -> int:
     return int(text)
 
 
+def parse_code_attempts(value: object) -> int | None:
+    """A placement's graded code attempts as the picker or a custom parameter sends them:
+    empty or "unlimited" for no limit, else a whole number 1..100 (ValueError otherwise)."""
+    if value is None or (isinstance(value, str) and value.strip() in ("", "unlimited")):
+        return None
+    try:
+        return parse_max_attempts(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        raise ValueError("code attempts must be empty (unlimited) or a whole number from 1 to "
+                         f"{MAX_ATTEMPTS_LIMIT}, not {excerpt(value)}") from None
+
+
 def _max_attempts(custom: dict[str, Any], default: int) -> int:
     value = custom.get("max_attempts")
     if value in (None, ""):
@@ -188,6 +200,11 @@ def record_launch(
                                   content_id=content_id)
             session.add(placement)
             placement.max_attempts = _max_attempts(custom, default_max_attempts)
+            try:
+                placement.code_attempts = parse_code_attempts(custom.get("code_attempts"))
+            except ValueError as exc:
+                raise LaunchRejected(f"custom parameter {exc}: re-add the link with the "
+                                     "picker") from exc
             placement.counting = counting
         placement.content_id = content_id
         placement.title = _cut(body[CLAIM + "resource_link"].get("title"), 500) or content_id
