@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from lti_service.core.models import Placement
-from lti_service.submissions.models import Allowance
+from lti_service.submissions.models import Allowance, Submission
 
 COUNTS = {"best": "the best counts", "last": "the last counts", "first": "the first counts"}
 
@@ -44,3 +44,17 @@ def attempt_line(used: int, limit: int | None, counting: str) -> str:
         return f"all {limit} attempts used; {counts}"
     of = f" of {limit}" if limit is not None else " (no limit)"
     return f"attempt {used + 1}{of}, {counts}"
+
+
+def counted_of(placement: Placement, rows: list[Submission]) -> Submission | None:
+    """The attempt that counts among ``rows`` (one learner's, any order) under the placement's
+    policy, as ``service.counted`` chooses it in the database; without a query."""
+    graded = sorted((s for s in rows if s.status == "graded"
+                     and s.exercise_id == placement.content_id), key=lambda s: s.attempt_number)
+    if not graded:
+        return None
+    if placement.counting == "first":
+        return graded[0]
+    if placement.counting == "last":
+        return graded[-1]
+    return max(graded, key=lambda s: (s.score or 0.0, -s.attempt_number))
