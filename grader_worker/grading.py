@@ -34,6 +34,7 @@ from course.checks import (
     load_suite,
     read_values,
 )
+from course.checks.functions import encode_calls
 from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
@@ -120,7 +121,8 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
         if job.kind == "run":
-            return _finish(_run_only(job, runner, suite, limits, result), picked)
+            return _finish(_run_only(job, runner, suite, limits, result, target, variant),
+                           picked)
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
@@ -144,21 +146,57 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
 
 
 RUN_CHECK = "main.py runs to its end (its own prints and asserts on the lesson's example)"
+VISIBLE_PREFIX = "the lesson's"
+"""A hidden input whose label starts so is the lesson's own example (its ``x``, shown in the
+lesson): the one kind of input a "Run" may call the learner's function on."""
 
 
 def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits,
-              result: GradingResult) -> GradingResult:
+              result: GradingResult, target: GradingTarget,
+              variant: dict[str, Any]) -> GradingResult:
     """The learner's "Run": main.py as it is, in the same sandbox and limits, on the visible
-    examples it holds itself (the lesson's ``x``, its own prints and asserts). No hidden input
-    is drawn, no reference runs, no check of the suite is judged: nothing hidden can show, and
-    nothing is scored."""
+    examples only: its own prints and asserts, and for a function exercise the calls on the
+    lesson's own inputs (``VISIBLE_PREFIX``), compared with the reference. No other input is
+    drawn, no other check is shown, and nothing is scored."""
+    visible = _visible(suite, target, variant, runner, limits, job)
     start = time.monotonic()
-    run = runner.run(job.source, suite.names, limits, None)
+    run = runner.run(job.source, suite.names, limits, visible.calls if visible else None)
     result.timings.run_s = round(time.monotonic() - start, 3)
     _excerpts(run, result)
     _interpret(run, limits, suite, result, None, job.source)
+    if visible is not None and result.outcome == "graded":
+        captured = read_values(run.values, max_bytes=limits.values_bytes)
+        result.checks += _visible_checks(suite, captured, visible, job.source)
     result.score = result.max_score = 0.0
     return result
+
+
+def _visible(suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
+             runner: SandboxRunner, limits: Limits, job: Job) -> Prepared | None:
+    """The lesson's own inputs and the reference's outputs on them (None: a values exercise,
+    one with functions drawn at grading time, or one without such inputs)."""
+    spec = suite.function
+    if spec is None or spec.substitutes or target.reference is None:
+        return None
+    inputs = tuple(c for c in suite.calls(variant, 0) if c.label.startswith(VISIBLE_PREFIX))
+    if not inputs:
+        return None
+    calls = encode_calls(spec, inputs, {})
+    expected = _reference_runner(runner, limits, job.submission_id)(
+        target.reference(variant), calls)
+    return Prepared(dict(variant), inputs, calls, expected)
+
+
+def _visible_checks(suite: CheckSuite, captured: CapturedValues, visible: Prepared,
+                    source: str) -> list[CheckResult]:
+    """The one check a run shows for a function exercise: the learner's function against the
+    reference on the lesson's inputs (its feedback names only those inputs)."""
+    assert suite.function is not None
+    wanted = f"`{suite.function.function}` matches the reference on the edge cases"
+    shown = f"`{suite.function.function}` matches the reference on the lesson's example"
+    return [CheckResult(shown, o.status, 0.0, 0.0, "" if o.status == "passed" else o.feedback,
+                        "visible")
+            for o in judge(suite, captured, visible, source) if o.name == wanted]
 
 
 def _reference_runner(runner: SandboxRunner, limits: Limits,

@@ -181,7 +181,8 @@
     runResult.appendChild(p);
     if (r.checks && r.checks.length) {
       var ul = el("ul", { "class": "run-checks" });
-      r.checks.forEach(function (c) { ul.appendChild(el("li", { "class": "check " + c.status }, c.name + ": " + c.status)); });
+      r.checks.forEach(function (c) { ul.appendChild(el("li", { "class": "check " + c.status },
+        c.name + ": " + c.status + (c.feedback ? ". " + c.feedback : ""))); });
       runResult.appendChild(ul);
     }
     [["stdout", r.stdout], ["stderr", r.stderr]].forEach(function (o) {

@@ -107,6 +107,7 @@ def test_run_submit_then_the_desk_gives_an_attempt_and_a_score_the_lms_shows(
     ran.wait_for(timeout=180_000)
     text = ran.inner_text()
     assert "ran" in text and "masked: [1. 2. 3. 4.]" in text, text
+    assert "matches the reference on the lesson's example: failed" in text, text
     assert "Hidden" not in text and "hidden" not in text
     assert frame.locator("article.attempt").count() == 0, "a run is not an attempt"
     assert_accessible(page, frame, "exercise-run", shoot)

@@ -30,9 +30,24 @@ def test_a_run_shows_output_and_only_its_own_check_and_scores_nothing(
     assert result.kind == "run" and result.outcome == "graded", (result.feedback, result.stderr)
     assert (result.score, result.max_score, result.seed) == (0.0, 0.0, None)
     assert [(c.name, c.status, c.visibility) for c in result.checks] == [
-        (RUN_CHECK, "passed", "visible")]
+        (RUN_CHECK, "passed", "visible"),
+        ("`mask_tail` matches the reference on the lesson's example", "passed", "visible")]
     assert "masked:" in result.stdout
     ResultSchema().load(result.to_dict())  # the service accepts it as a result
+
+
+def test_a_run_checks_the_function_on_the_lessons_example_only(runner: SandboxRunner) -> None:
+    course = load_course()
+    lesson, exercise = course.exercise(EXERCISE)
+    source = submission_for(lesson, exercise, "def mask_tail(x):\n    return x\n")
+    result = grade(_run(source, exercise.variants[0]), runner=runner,
+                   checks_for=course_checks_resolver(None))
+    assert result.outcome == "graded" and result.score == 0.0
+    ran, example = result.checks
+    assert ran.status == "passed" and example.status == "failed"
+    assert "the lesson's x" in example.feedback, example.feedback
+    for hidden in ("exactly", "negative values", "random draw"):
+        assert hidden not in example.feedback, "only the lesson's own input is called"
 
 
 def test_a_run_that_crashes_says_so_with_the_error(runner: SandboxRunner) -> None:
