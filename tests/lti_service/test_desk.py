@@ -257,5 +257,7 @@ def test_exports_name_every_learner_and_hold_attempts_and_final_scores(
         ("alice", "Alice", "", "no graded attempt")]
     view = client.get("/instructor/class", query_string={"lt": token}).get_data(as_text=True)
     assert f"/instructor/desk/{pid}" in view
+    assert re.search(rf'href="/instructor/desk/learner/{pid}\.\d+\?lt=[^"]+#desk-attempts">'
+                     r"submission #1 graded", view), "each submission links to the desk"
     outbox = view.split('id="outbox"', 1)[1]
     assert '<td class="learner-name">Alice</td>' in outbox
