@@ -95,6 +95,8 @@
     fetch(history.getAttribute("data-history-url"), { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json(); })
       .then(function (h) {
+        var line = $("attempt-line");
+        if (line && h.attempt_line) line.querySelector("strong").textContent = "Next: " + h.attempt_line;
         var row = h.submissions.filter(function (s) { return s.id === h.counted; })[0];
         if (!row) return;
         var p = $("counted");

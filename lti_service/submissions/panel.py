@@ -150,9 +150,10 @@ def messages_of(exc: Exception) -> list[str]:
 def history_json(placement: Any, rows: list[Submission], chosen: Submission | None,
                  max_attempts: int | None = None) -> dict[str, Any]:
     """``max_attempts``: the learner's limit (0: unlimited; None: the placement's own)."""
-    return {"counting": placement.counting,
-            "max_attempts": (placement.code_attempts or 0) if max_attempts is None
-            else max_attempts,
+    limit = (placement.code_attempts or 0) if max_attempts is None else max_attempts
+    used = sum(r.status in service.CHARGED for r in rows)
+    return {"counting": placement.counting, "max_attempts": limit,
+            "attempt_line": attempts.attempt_line(used, limit or None, placement.counting),
             "counted": chosen.id if chosen else None,
             "submissions": [status_json(r) for r in rows]}
 

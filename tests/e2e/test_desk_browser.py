@@ -119,6 +119,8 @@ def test_run_submit_then_the_desk_gives_an_attempt_and_a_score_the_lms_shows(
     points = f"{exercise.max_points:g}"
     assert f" / {points}" in graded.inner_text() and f"{points} / {points}" not in \
         graded.inner_text()
+    line = frame.locator("#attempt-line", has_text="Next: attempt 2 of 5, the best counts")
+    line.wait_for(timeout=30_000)  # updated in place, and the same after a reload
     frame = launch(page, stack, EXERCISE, "alice")
     assert "Next: attempt 2 of 5, the best counts" in frame.locator("#attempt-line").inner_text()
 
