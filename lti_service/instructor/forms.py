@@ -48,10 +48,20 @@ class AllowanceForm(_Form):
 
 
 class ManualScoreForm(_Form):
-    score = fields.Float(required=True, allow_nan=False,
+    """A new score, or an adjustment (points added to or taken from the current score)."""
+
+    score = fields.Float(load_default=None, allow_nan=False,
                          validate=validate.Range(min=0, max=10_000))
+    adjust = fields.Float(load_default=None, allow_nan=False,
+                          validate=validate.Range(min=-10_000, max=10_000))
     reason = fields.String(required=True, validate=REASON)
     submission_id = fields.String(load_default=None, validate=validate.Length(max=36))
+
+    @post_load
+    def _one(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if (data["score"] is None) == (data["adjust"] is None):
+            raise ValidationError("give either a score or an adjustment")
+        return data
 
 
 class DueForm(_Form):

@@ -203,9 +203,14 @@ def desk_allowance(access: PlacementAccess) -> Response | tuple[str, int]:
 def desk_score(access: PlacementAccess) -> Response | tuple[str, int]:
     try:
         data = forms.ManualScoreForm().load(request.form)
-        manual.set_score(db(), placement=access.placement, user=access.owned,
-                         score=data["score"], max_score=access.item.score_maximum,
-                         reason=data["reason"], by=access.user,
+        top, reason = access.item.score_maximum, data["reason"]
+        score = data["score"]
+        if score is None:  # an adjustment of the score the learner has now (0 if none)
+            held = desk.row_of(db(), access.placement, access.owned).score
+            score = min(top, max(0.0, (held[0] if held else 0.0) + data["adjust"]))
+            reason = f"adjusted by {data['adjust']:+g}: {reason}"
+        manual.set_score(db(), placement=access.placement, user=access.owned, score=score,
+                         max_score=top, reason=reason, by=access.user,
                          submission_id=data["submission_id"])
     except ValidationError as exc:
         return _learner_page(access, forms.messages(exc), 400)

@@ -215,6 +215,19 @@ def test_the_desk_gives_attempts_back_an_extension_and_a_manual_score(
     assert "Your instructor set your score to" in text and "2.5 / 3" in text
     assert "correct answer refused by a stray line" in text
 
+    # An adjustment: points added to the score the learner has now, kept within 0..max.
+    html = client.get(f"/instructor/desk/learner/{key}",
+                      query_string={"lt": token}).get_data(as_text=True)
+    action, fields = _fields(html, "/score")
+    both = _post(client, action, {**fields, "score": "1", "adjust": "1", "reason": "x"})
+    assert both.status_code == 400 and "either a score or an adjustment" in \
+        both.get_data(as_text=True)
+    assert _post(client, action, {**fields, "adjust": "+5",
+                                  "reason": "bonus for the write-up"}).status_code == 303
+    with state(app).sessions() as session:
+        newest = session.scalars(select(ManualScore).order_by(ManualScore.id.desc())).first()
+        assert (newest.score, newest.reason) == (3.0, "adjusted by +5: bonus for the write-up")
+
 
 def test_the_desk_is_for_instructors_of_the_course_only(
         app: Flask, client: FlaskClient, platform: Platform, queued: Queues) -> None:
