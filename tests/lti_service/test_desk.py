@@ -245,6 +245,9 @@ def test_the_desk_is_for_instructors_of_the_course_only(
                       query_string={"lt": other}).status_code == 404
     assert client.get(f"/instructor/desk/{pid}", query_string={"lt": other}).status_code == 404
     mine, _ = _teacher_desk(client, platform)
+    # No roster from the LMS here (no NRPS): the learners with activity, by name.
+    desk = client.get(f"/instructor/desk/{pid}", query_string={"lt": mine})
+    assert desk.status_code == 200 and 'data-sub="alice"' in desk.get_data(as_text=True)
     for bad in (f"{pid}.999999", "1.x", f"{pid}.{alice}.1", "9" * 30):
         assert client.get(f"/instructor/desk/learner/{bad}",
                           query_string={"lt": mine}).status_code == 404
