@@ -32,7 +32,8 @@ class Outcome:
 
 
 CATALOGUE: dict[str, Outcome] = {o.key: o for o in (
-    Outcome("waiting", "waiting", "wait", "Waiting for a grader: this page updates by itself."),
+    Outcome("queued", "queued", "wait", "Waiting for a grader: this page updates by itself."),
+    Outcome("running", "running", "wait", "Being graded: this page updates by itself."),
     Outcome("graded", "graded", "ok", "Graded: each check and its points are below."),
     Outcome("timeout", "timed out", "bad",
             "Time ran out: your program was stopped before it finished. Look for an endless "
@@ -60,7 +61,7 @@ _BY_OUTCOME = {"graded": "graded", "timeout": "timeout", "exception": "crashed",
 def outcome_of(status: str, outcome: str | None) -> Outcome:
     """The catalogue entry of an attempt's (or a run's) status and worker outcome."""
     if status in ("queued", "running"):
-        return CATALOGUE["waiting"]
+        return CATALOGUE[status]
     if status in ("not_gradable", "failed"):
         return CATALOGUE["not_gradable"]
     return CATALOGUE[_BY_OUTCOME.get(outcome or "graded", "not_gradable")]
@@ -70,7 +71,7 @@ def learner_feedback(status: str, outcome: str | None, feedback: str | None) -> 
     """The feedback a learner reads: the worker's words about their program (bounded, cut at a
     word), never our own failure's detail (that is for the desk and the logs)."""
     entry = outcome_of(status, outcome)
-    if not entry.own_feedback or entry.key == "waiting":
+    if not entry.own_feedback or entry.tone == "wait":
         return entry.headline
     return cut_words(feedback or "", FEEDBACK_CHARS) or entry.headline
 

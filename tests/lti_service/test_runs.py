@@ -75,7 +75,7 @@ def test_run_goes_through_the_queue_and_is_never_an_attempt_or_a_score(
                        headers={"Origin": TOOL, "Accept": "application/json"})
     assert sent.status_code == 202, sent.get_data(as_text=True)
     body = sent.get_json()
-    assert body["status"] == "queued" and body["badge"] == "waiting"
+    assert body["status"] == "queued" and body["badge"] == "queued"
     (job,) = _jobs(queued)
     assert job["kind"] == "run" and job["submission_id"] == body["id"]
     again = client.post(f"/exercise/{pid}/run", data={"lt": token, "csrf_token": csrf,
