@@ -228,7 +228,7 @@
       run(event.submitter);
       return;
     }
-    var button = form.querySelector("button[type=submit]:not(.secondary)");
+    var button = form.querySelector("button[type=submit]");
     button.disabled = true;
     fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
                          headers: { Accept: "application/json" } })
