@@ -99,6 +99,17 @@ def test_run_goes_through_the_queue_and_is_never_an_attempt_or_a_score(
     assert "masked: [1. 2. 0. 0.]" in page, "the last run shows on the page (no JavaScript)"
     assert "Next: attempt 1 (no limit), the best counts" in page
 
+    # Without JavaScript the form posts to Run and comes back to the page, where it shows.
+    plain = client.post(f"/exercise/{pid}/run", data={"lt": token, "csrf_token": csrf,
+                                                     "source": "print('again')\n"},
+                        headers={"Origin": TOOL})
+    assert plain.status_code == 303 and plain.headers["Location"].endswith("#run")
+    refused = client.post(f"/exercise/{pid}/run", data={"lt": token, "csrf_token": csrf,
+                                                       "source": "print('again')\n"},
+                          headers={"Origin": TOOL})
+    assert refused.status_code == 400 and "still going" in refused.get_data(as_text=True)
+    assert "print(&#39;again&#39;)" in refused.get_data(as_text=True), "the code is kept"
+
     # Another learner cannot read alice's run.
     bob, _ = launch(client, platform, sub="bob", role=LEARNER, context_id="course-1",
                     content_id=EXERCISE)
