@@ -120,6 +120,12 @@ def test_code_attempts_are_their_own_policy_and_host_failures_never_count(
     page = client.get(f"/exercise/{pid}", query_string={"lt": token}).get_data(as_text=True)
     assert "all 2 attempts used; the best counts" in page
 
+    # A timeout is the learner's (charged), and never a green "graded" badge.
+    assert _record(app, queued, "timeout") == ["graded", "graded"]
+    page = client.get(f"/exercise/{pid}", query_string={"lt": token}).get_data(as_text=True)
+    assert page.count('data-tone="bad"') == 2 and 'data-tone="ok"' not in page
+    assert page.count('status-badge">timed out</span>') == 2
+
 
 def test_attempt_line_and_due_dates() -> None:
     assert attempts.attempt_line(1, 5, "best") == "attempt 2 of 5, the best counts"
