@@ -34,6 +34,7 @@ from course.checks import (
     load_suite,
     read_values,
 )
+from course.checks.functions import encode_calls
 from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
@@ -98,6 +99,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     charged), any failure of the program becomes a learner-facing outcome."""
     picked = time.time()
     result = GradingResult(job.submission_id, job.attempt, job.exercise_id, "infrastructure_error")
+    result.kind = job.kind
     result.timings.queued_s = max(0.0, round(picked - job.enqueued_at, 3))
     try:
         info = runner.info()
@@ -118,6 +120,9 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if target.params is not None and not is_variant(target.params, variant):
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
+        if job.kind == "run":
+            return _finish(_run_only(job, runner, suite, limits, result, target, variant),
+                           picked)
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
@@ -138,6 +143,60 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if isinstance(exc, JobError):
             result.feedback = f"The grading job was malformed: {exc}"
     return _finish(result, picked)
+
+
+RUN_CHECK = "main.py runs to its end (its own prints and asserts on the lesson's example)"
+VISIBLE_PREFIX = "the lesson's"
+"""A hidden input whose label starts so is the lesson's own example (its ``x``, shown in the
+lesson): the one kind of input a "Run" may call the learner's function on."""
+
+
+def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits,
+              result: GradingResult, target: GradingTarget,
+              variant: dict[str, Any]) -> GradingResult:
+    """The learner's "Run": main.py as it is, in the same sandbox and limits, on the visible
+    examples only: its own prints and asserts, and for a function exercise the calls on the
+    lesson's own inputs (``VISIBLE_PREFIX``), compared with the reference. No other input is
+    drawn, no other check is shown, and nothing is scored."""
+    visible = _visible(suite, target, variant, runner, limits, job)
+    start = time.monotonic()
+    run = runner.run(job.source, suite.names, limits, visible.calls if visible else None)
+    result.timings.run_s = round(time.monotonic() - start, 3)
+    _excerpts(run, result)
+    _interpret(run, limits, suite, result, None, job.source)
+    if visible is not None and result.outcome == "graded":
+        captured = read_values(run.values, max_bytes=limits.values_bytes)
+        result.checks += _visible_checks(suite, captured, visible, job.source)
+    result.score = result.max_score = 0.0
+    return result
+
+
+def _visible(suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
+             runner: SandboxRunner, limits: Limits, job: Job) -> Prepared | None:
+    """The lesson's own inputs and the reference's outputs on them (None: a values exercise,
+    one with functions drawn at grading time, or one without such inputs)."""
+    spec = suite.function
+    if spec is None or spec.substitutes or target.reference is None:
+        return None
+    inputs = tuple(c for c in suite.calls(variant, 0) if c.label.startswith(VISIBLE_PREFIX))
+    if not inputs:
+        return None
+    calls = encode_calls(spec, inputs, {})
+    expected = _reference_runner(runner, limits, job.submission_id)(
+        target.reference(variant), calls)
+    return Prepared(dict(variant), inputs, calls, expected)
+
+
+def _visible_checks(suite: CheckSuite, captured: CapturedValues, visible: Prepared,
+                    source: str) -> list[CheckResult]:
+    """The one check a run shows for a function exercise: the learner's function against the
+    reference on the lesson's inputs (its feedback names only those inputs)."""
+    assert suite.function is not None
+    wanted = f"`{suite.function.function}` matches the reference on the edge cases"
+    shown = f"`{suite.function.function}` matches the reference on the lesson's example"
+    return [CheckResult(shown, o.status, 0.0, 0.0, "" if o.status == "passed" else o.feedback,
+                        "visible")
+            for o in judge(suite, captured, visible, source) if o.name == wanted]
 
 
 def _reference_runner(runner: SandboxRunner, limits: Limits,
@@ -183,7 +242,8 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
-               result: GradingResult, prepared: Prepared, source: str) -> None:
+               result: GradingResult, prepared: Prepared | None, source: str) -> None:
+    """The run's outcome; ``prepared`` None: a "Run" (``_run_only``), judged by no check."""
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     if run.oom_killed:
@@ -241,6 +301,14 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            f"({how}). Do not call os._exit, kill processes or close the "
                            "grader's files; let the program run to its end.")
         return
+    if prepared is None:
+        ok = not _program_error(captured, result)
+        result.checks = [CheckResult(RUN_CHECK, "passed" if ok else "failed", 0.0, 0.0,
+                                     "" if ok else result.feedback, "visible")]
+        if ok:
+            result.outcome = "graded"
+            result.feedback = "Your program ran to its end."
+        return
     _from_captured(captured, suite, result, prepared, source)
 
 
@@ -268,28 +336,7 @@ def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingR
                                  o.feedback if o.visible or o.status == "passed"
                                  else _hidden_feedback(o.status),
                                  "visible" if o.visible else "hidden") for o in outcomes]
-    error = captured.error
-    if error is not None:
-        if error.type == "SyntaxError":
-            result.outcome = "syntax_error"
-            result.feedback = (f"main.py has a syntax error: {error.describe()}. Fix it and "
-                               "resubmit.")
-            return
-        if error.type == "MemoryError":
-            result.outcome = "memory_limit"
-            result.feedback = ("Your program ran out of memory (MemoryError at "
-                               f"{error.describe()}). Use smaller arrays.")
-            return
-        for type_name, message, why in _VIOLATIONS:
-            if (not type_name or type_name == error.type) and message in error.message:
-                result.outcome = "sandbox_violation"
-                result.feedback = (f"The grader's sandbox stopped your program: {why}. "
-                                   f"It stopped at {error.describe()}.")
-                return
-        result.outcome = "exception"
-        result.feedback = (f"Your program raised an exception: {captured.stopped()}. "
-                           "Run `python main.py` locally, fix that line, and resubmit. "
-                           "No points are given for a program that does not run to its end.")
+    if _program_error(captured, result):
         return
     result.outcome = "graded"
     result.score = sum(c.points for c in result.checks)
@@ -300,6 +347,34 @@ def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingR
         result.feedback = (f"{len(result.checks) - len(failed)} of {len(result.checks)} checks "
                            f"passed ({result.score:g} of {result.max_score:g} points). "
                            "See each failed check below.")
+
+
+def _program_error(captured: CapturedValues, result: GradingResult) -> bool:
+    """Set the outcome and feedback of a program that stopped with an error; False if none."""
+    error = captured.error
+    if error is None:
+        return False
+    if error.type == "SyntaxError":
+        result.outcome = "syntax_error"
+        result.feedback = (f"main.py has a syntax error: {error.describe()}. Fix it and "
+                           "resubmit.")
+        return True
+    if error.type == "MemoryError":
+        result.outcome = "memory_limit"
+        result.feedback = ("Your program ran out of memory (MemoryError at "
+                           f"{error.describe()}). Use smaller arrays.")
+        return True
+    for type_name, message, why in _VIOLATIONS:
+        if (not type_name or type_name == error.type) and message in error.message:
+            result.outcome = "sandbox_violation"
+            result.feedback = (f"The grader's sandbox stopped your program: {why}. "
+                               f"It stopped at {error.describe()}.")
+            return True
+    result.outcome = "exception"
+    result.feedback = (f"Your program raised an exception: {captured.stopped()}. "
+                       "Run `python main.py` locally, fix that line, and resubmit. "
+                       "No points are given for a program that does not run to its end.")
+    return True
 
 
 def _hidden_feedback(status: str) -> str:

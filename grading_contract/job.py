@@ -10,6 +10,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 from grading_contract.errors import JobError
 
 MAX_SOURCE_BYTES = 256 * 1024
+KINDS = ("grade", "run")
+"""``grade``: score the submission with every check; ``run``: the learner's "Run" button, the
+program on its visible examples only (no hidden input, no hidden check, no score)."""
 
 
 class JobSchema(Schema):
@@ -23,6 +26,7 @@ class JobSchema(Schema):
                           validate=validate.Length(max=20), load_default=dict)
     course_version = fields.String(load_default="", validate=validate.Length(max=100))
     checks_hash = fields.String(load_default="", validate=validate.Length(max=64))
+    kind = fields.String(load_default="grade", validate=validate.OneOf(KINDS))
 
 
 @dataclass(frozen=True)
@@ -47,13 +51,15 @@ class Job:
     checks_hash: str = ""
     """The exercise's checks hash the service expects (empty: not stated); the result says
     which checks actually graded it."""
+    kind: str = "grade"
+    """One of KINDS."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"submission_id": self.submission_id, "attempt": self.attempt,
                 "exercise_id": self.exercise_id, "source": self.source,
                 "limits": dict(self.limits), "enqueued_at": self.enqueued_at,
                 "variant": dict(self.variant), "course_version": self.course_version,
-                "checks_hash": self.checks_hash}
+                "checks_hash": self.checks_hash, "kind": self.kind}
 
 
 def parse_job(data: Any) -> Job:

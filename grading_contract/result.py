@@ -126,6 +126,9 @@ class GradingResult:
     """The exercise variant it was graded against."""
     seed: int | None = None
     """The seed the hidden inputs were drawn from (function exercises), to reproduce it."""
+    kind: str = "grade"
+    """The job's kind (``grading_contract.job.KINDS``): a ``run`` result has no score and no
+    hidden check."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -177,6 +180,7 @@ class ResultSchema(Schema):
     variant = fields.Dict(keys=fields.String(validate=validate.Length(max=50)),
                           validate=validate.Length(max=20), load_default=dict)
     seed = fields.Integer(load_default=None, allow_none=True)
+    kind = fields.String(load_default="grade", validate=validate.OneOf(("grade", "run")))
 
 
 def result_from_dict(data: dict[str, Any]) -> GradingResult:

@@ -127,7 +127,13 @@ class Placement(Base):
     lineitems_url: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     ags_scopes: Mapped[list[str]] = mapped_column(JSON, default=list)
     max_attempts: Mapped[int] = mapped_column(Integer, default=3)
+    """Checkpoint attempts allowed."""
     counting: Mapped[str] = mapped_column(String(10), default="best")
+    code_attempts: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Graded code submissions allowed per learner (None: unlimited), its own policy,
+    separate from checkpoint attempts; an instructor can give a learner extra ones."""
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    """Submissions close at this time (None: never); a learner's extension may move it."""
 
     context: Mapped[LmsContext] = relationship()
 

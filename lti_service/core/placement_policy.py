@@ -2,7 +2,7 @@
 
 Read by the launch (custom parameters), the deep-linking picker, the policy API, the
 configuration's defaults, checkpoint answers and exercise submissions; the columns are
-``Placement.max_attempts`` and ``Placement.counting``.
+``Placement.max_attempts``, ``Placement.code_attempts`` and ``Placement.counting``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,18 @@ def parse_max_attempts(value: object) -> int:
         raise ValueError(f"max_attempts must be a whole number from 1 to {MAX_ATTEMPTS_LIMIT}, "
                          f"not {excerpt(value)}")
     return int(text)
+
+
+def parse_code_attempts(value: object) -> int | None:
+    """A placement's graded code attempts as the picker or a custom parameter sends them:
+    empty or "unlimited" for no limit, else a whole number 1..100 (ValueError otherwise)."""
+    if value is None or (isinstance(value, str) and value.strip() in ("", "unlimited")):
+        return None
+    try:
+        return parse_max_attempts(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        raise ValueError("code attempts must be empty (unlimited) or a whole number from 1 to "
+                         f"{MAX_ATTEMPTS_LIMIT}, not {excerpt(value)}") from None
 
 
 def parse_counting(value: object) -> str:

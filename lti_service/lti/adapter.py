@@ -257,6 +257,7 @@ def deep_link_response(
     max_attempts: int,
     counting: str,
     graded_lessons: bool = False,
+    code_attempts: int | None = None,
 ) -> tuple[str, str]:
     """(the platform's return URL, the signed response JWT) that return the chosen items.
 
@@ -283,7 +284,9 @@ def deep_link_response(
             .set_url(launch_url)
             .set_title(item.title)
             .set_custom_params({"content_id": item.content_id,
-                                "max_attempts": str(max_attempts), "counting": counting})
+                                "max_attempts": str(max_attempts), "counting": counting,
+                               "code_attempts": "" if code_attempts is None
+                               else str(code_attempts)})
         )
         if item.kind != "lesson" or graded_lessons:
             resource.set_lineitem(

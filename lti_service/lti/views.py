@@ -127,9 +127,14 @@ def deep_link_response(access: Access) -> str:
         counting = placement_policy.parse_counting(request.form.get("counting", "best"))
     except ValueError as exc:
         raise ServiceError(str(exc), field="counting") from exc
+    try:
+        code_attempts = placement_policy.parse_code_attempts(request.form.get("code_attempts", ""))
+    except ValueError as exc:
+        raise ServiceError(str(exc), field="code_attempts") from exc
     return_url, jwt = adapter.deep_link_response(
         db(), access.launch.launch_id, launch_url(), chosen, max_attempts=max_attempts,
-        counting=counting, graded_lessons=request.form.get("graded_lessons") == "on")
+        code_attempts=code_attempts, counting=counting,
+        graded_lessons=request.form.get("graded_lessons") == "on")
     return render_template("deep_link_return.html", title="Adding to your course",
                            return_url=return_url, jwt=jwt)
 

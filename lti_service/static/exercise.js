@@ -46,14 +46,16 @@
   function show(s) {
     var a = article(s);
     a.setAttribute("data-status", s.status);
-    a.querySelector(".status").textContent = words(s.status);
+    a.setAttribute("data-tone", s.tone || "");
+    // The badge's words and tone come from the service's one catalogue of outcomes: a
+    // timeout is never shown as a green "graded".
+    a.querySelector(".status").textContent = s.badge || words(s.status);
     var done = s.status === "graded";
     var score = done ? " " + num(s.score) + " / " + num(s.max_score) : "";
-    if (done && s.outcome && s.outcome !== "graded") score += " (" + words(s.outcome) + ")";
     a.querySelector(".score").textContent = score;
     var fb = a.querySelector(".feedback");
     fb.textContent = s.feedback || "";
-    fb.className = "feedback " + (done && s.score === s.max_score ? "correct" : "incorrect");
+    fb.className = "feedback " + (s.tone === "ok" && s.score === s.max_score ? "correct" : "incorrect");
     var checks = a.querySelector(".checks");
     checks.textContent = "";
     if (s.checks && s.checks.length) {
@@ -86,13 +88,15 @@
       });
       out.appendChild(d);
     }
-    live.textContent = "Attempt " + s.attempt_number + ": " + words(s.status) + score + ".";
+    live.textContent = "Attempt " + s.attempt_number + ": " + (s.badge || words(s.status)) + score + ".";
   }
 
   function counted() {
     fetch(history.getAttribute("data-history-url"), { headers: { Accept: "application/json" } })
       .then(function (r) { return r.json(); })
       .then(function (h) {
+        var line = $("attempt-line");
+        if (line && h.attempt_line) line.querySelector("strong").textContent = "Next: " + h.attempt_line;
         var row = h.submissions.filter(function (s) { return s.id === h.counted; })[0];
         if (!row) return;
         var p = $("counted");
@@ -167,9 +171,63 @@
     return out;
   }
 
+  // Run: the same form to the run URL; the output and visible checks show in place.
+  var runResult = $("run-result");
+  function showRun(r) {
+    runResult.textContent = "";
+    runResult.setAttribute("data-run-status", r.status);
+    runResult.setAttribute("data-tone", r.tone || "");
+    var p = el("p");
+    p.appendChild(el("span", { "class": "status-badge" }, r.badge));
+    p.appendChild(document.createTextNode(" " + (r.message || "")));
+    runResult.appendChild(p);
+    if (r.checks && r.checks.length) {
+      var ul = el("ul", { "class": "run-checks" });
+      r.checks.forEach(function (c) { ul.appendChild(el("li", { "class": "check " + c.status },
+        c.name + ": " + c.status + (c.feedback ? ". " + c.feedback : ""))); });
+      runResult.appendChild(ul);
+    }
+    [["stdout", r.stdout], ["stderr", r.stderr]].forEach(function (o) {
+      if (!o[1]) return;
+      runResult.appendChild(el(heading, {}, o[0]));
+      runResult.appendChild(el("pre", { "class": "excerpt", tabindex: "0" }, o[1]));
+    });
+  }
+  function followRun(r, button) {
+    showRun(r);
+    if (r.done) { button.disabled = false; return; }
+    setTimeout(function poll() {
+      fetch(r.status_url, { headers: { Accept: "application/json" } })
+        .then(function (x) { return x.json(); })
+        .then(function (d) { d.status_url = r.status_url; followRun(d, button); })
+        .catch(function () { setTimeout(poll, 5000); });
+    }, 1000);
+  }
+  function run(button) {
+    button.disabled = true;
+    fetch(button.getAttribute("formaction"), { method: "POST", body: new FormData(form),
+      credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json().then(function (b) { return { status: r.status, body: b }; }); })
+      .then(function (res) {
+        if (res.status === 202) { errors.hidden = true; followRun(res.body, button); return; }
+        button.disabled = false;
+        errors.textContent = "";
+        errors.appendChild(el("p", {}, "Your code was not run:"));
+        var ul = el("ul");
+        ((res.body && res.body.messages) || ["try again in a minute"]).forEach(function (m) { ul.appendChild(el("li", {}, m)); });
+        errors.appendChild(ul);
+        errors.hidden = false;
+      })
+      .catch(function () { button.disabled = false; });
+  }
+
   form.addEventListener("submit", function (event) {
     if (!window.fetch || !window.FormData) return;
     event.preventDefault();
+    if (runResult && event.submitter && event.submitter.id === pfx + "run-button") {
+      run(event.submitter);
+      return;
+    }
     var button = form.querySelector("button[type=submit]");
     button.disabled = true;
     fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",

@@ -82,3 +82,59 @@ class GradingRun(Base):
     worker: Mapped[str] = mapped_column(String(255), default="")
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Allowance(Base):
+    """What an instructor gave one learner in one placement: extra code attempts and a due date
+    of their own (an extension), with the reason (shown on the desk)."""
+
+    __tablename__ = "learner_allowances"
+
+    placement_id: Mapped[int] = mapped_column(
+        ForeignKey("placements.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("lms_users.id", ondelete="CASCADE"), primary_key=True)
+    extra_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    due_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    reason: Mapped[str] = mapped_column(String(500), default="")
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ManualScore(Base):
+    """An instructor's score for one learner in one placement, with the reason; the newest one
+    is the placement's score from then on (posted through the outbox like any score)."""
+
+    __tablename__ = "manual_scores"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    placement_id: Mapped[int] = mapped_column(
+        ForeignKey("placements.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    score: Mapped[float] = mapped_column(Float)
+    max_score: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(String(500))
+    by_user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("lms_users.id", ondelete="SET NULL"), nullable=True)
+    submission_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    """The attempt the instructor was looking at (None: a score for the placement)."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class CodeRun(Base):
+    """A learner's "Run": their program in the sandbox on the visible examples only, never
+    scored, never counted as an attempt. Its result holds no hidden check."""
+
+    __tablename__ = "code_runs"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    placement_id: Mapped[int] = mapped_column(
+        ForeignKey("placements.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(String(255))
+    source: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), default="queued")
+    """queued | running | done | failed (could not run: ours, never the learner's)."""
+    outcome: Mapped[str | None] = mapped_column(String(30), nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)

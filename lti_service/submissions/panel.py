@@ -18,8 +18,9 @@ from lti_service.core import request_keys
 from lti_service.core.auth import launch_url_args
 from lti_service.core.authz import PlacementAccess
 from lti_service.core.extensions import db, state
-from lti_service.submissions import service
+from lti_service.submissions import attempts, manual, runs, service
 from lti_service.submissions.forms import SubmitSchema, read_upload
+from lti_service.submissions.messages import learner_feedback, outcome_of
 from lti_service.submissions.models import Submission
 from lti_service.submissions.results import learner_result
 from lti_service.submissions.settings import PRACTICE_ATTEMPTS, GradingSettings
@@ -43,12 +44,15 @@ def settings() -> GradingSettings:
 
 
 def status_json(row: Submission) -> dict[str, Any]:
-    """An attempt's status as its learner may read it (hidden checks hidden: ``results``)."""
+    """An attempt's status as its learner may read it (hidden checks hidden: ``results``;
+    the words from the one catalogue of outcomes: ``messages``)."""
     result = learner_result(row.result)
+    said = outcome_of(row.status, row.outcome)
     return {
         "id": row.id, "attempt_number": row.attempt_number, "status": row.status,
         "outcome": row.outcome, "score": row.score, "max_score": row.max_score,
-        "feedback": row.feedback,
+        "badge": said.badge, "tone": said.tone, "headline": said.headline,
+        "feedback": learner_feedback(row.status, row.outcome, row.feedback),
         "checks": result.get("checks", []), "stdout": result.get("stdout", ""),
         "stderr": result.get("stderr", ""),
         "created_at": row.created_at.isoformat(),
@@ -67,7 +71,7 @@ def graded_file(lesson: Any, exercise: Any) -> str:
 def panel(access: PlacementAccess, lesson: Any, exercise: Any, *, action: str,
           history_url: str, pfx: str = "", h: int = 2, source: str = "",
           errors: list[str] | None = None,
-          rows: list[Submission] | None = None) -> dict[str, Any]:
+          rows: list[Submission] | None = None, run_action: str = "") -> dict[str, Any]:
     """The context of ``submissions/_panel.html`` for one exercise (as the learner sees it) in
     the access's placement: on its own exercise placement (graded, counted) or on a lesson
     page (practice); ``rows``: its attempts, newest first, when the caller read them."""
@@ -76,15 +80,24 @@ def panel(access: PlacementAccess, lesson: Any, exercise: Any, *, action: str,
     session = db()
     if rows is None:
         rows = service.history(session, placement.id, user_id, exercise.id)
+    given = None if practice else attempts.allowance(session, placement.id, user_id)
+    limit = PRACTICE_ATTEMPTS if practice else attempts.code_limit(placement, given)
+    used = sum(r.status in service.CHARGED for r in rows)
+    last_run = runs.latest(session, placement.id, user_id, exercise.id) if run_action else None
     return {
+        "limit": limit, "used": used,
+        "attempt_line": attempts.attempt_line(used, limit, placement.counting),
+        "closes": None if practice else attempts.due(placement, given),
+        "manual": None if practice else manual.latest(session, placement.id, user_id),
+        "run_action": run_action,
+        "last_run": runs.run_json(last_run, settings()) if last_run else None,
+        "outcome_of": outcome_of, "learner_feedback": learner_feedback,
         "pfx": pfx, "h": h, "action": action, "history_url": history_url,
         "learner_result": learner_result,
         "practice": practice, "rows": rows, "errors": errors or [],
         "counted": None if practice else service.counted(session, placement, user_id),
         "counting": placement.counting,
-        "limit": PRACTICE_ATTEMPTS if practice else placement.max_attempts,
         "source": source or graded_file(lesson, exercise),
-        "used": sum(r.status in service.CHARGED for r in rows),
         "max_bytes": settings().max_source_bytes,
         "statuses": [status_json(r) for r in rows if r.status in ("queued", "running")],
         "draft_key": f"{placement.id}:{user_id}:{exercise.id}"}
@@ -138,7 +151,41 @@ def messages_of(exc: Exception) -> list[str]:
 
 def history_json(placement: Any, rows: list[Submission], chosen: Submission | None,
                  max_attempts: int | None = None) -> dict[str, Any]:
-    return {"counting": placement.counting,
-            "max_attempts": placement.max_attempts if max_attempts is None else max_attempts,
+    """``max_attempts``: the learner's limit (0: unlimited; None: the placement's own)."""
+    limit = (placement.code_attempts or 0) if max_attempts is None else max_attempts
+    used = sum(r.status in service.CHARGED for r in rows)
+    return {"counting": placement.counting, "max_attempts": limit,
+            "attempt_line": attempts.attempt_line(used, limit or None, placement.counting),
             "counted": chosen.id if chosen else None,
             "submissions": [status_json(r) for r in rows]}
+
+
+def start_run(access: PlacementAccess, exercise: Any, *, done_url: str,
+              refused: Callable[[str, list[str]], Any]) -> Any:
+    """The answer to the Run button: 202 with the run's JSON, or 400 with why (JSON); a page
+    without JavaScript gets a 303 to ``done_url`` (the run shows there) or
+    ``refused(source, messages)``."""
+    wants_json = request.accept_mimetypes.best == "application/json"
+    placement = access.placement
+    limit = settings().max_source_bytes
+    try:
+        data = SubmitSchema(max_bytes=limit).load(
+            read_upload(request.files.get("main_py"), request.form.get("source", ""), limit))
+        row = runs.start(db(), queues(), settings(), placement=placement, user=access.user,
+                         exercise_id=exercise.id, source=data["source"],
+                         variant=service.variant_on(exercise, placement, access.user.id),
+                         course_version=state().course.get().version,
+                         checks_hash=exercise.checks_hash)
+    except (ValidationError, runs.RunRefused) as exc:
+        messages = messages_of(exc)
+        if wants_json:
+            return jsonify({"error": "run_refused", "messages": messages}), 400
+        return refused(request.form.get("source", ""), messages)
+    if wants_json:
+        return jsonify(run_status_json(row)), 202
+    return redirect(done_url, code=303)
+
+
+def run_status_json(row: Any) -> dict[str, Any]:
+    return {**runs.run_json(row, settings()),
+            "status_url": url_for("submissions.run_status", run_id=row.id, **launch_url_args())}

@@ -29,6 +29,8 @@ from grading_contract.result import FINAL_NOT_CHARGED, HOST_OUTCOMES, ResultSche
 from lti_service.core import placement_policy
 from lti_service.core.models import LmsUser, Placement, utcnow
 from lti_service.outbox.service.scores import record_score
+from lti_service.submissions import attempts, manual, runs
+from lti_service.submissions.messages import cut_words
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.settings import GradingSettings
 
@@ -82,10 +84,16 @@ def submit(session: Session, queues: Queues, settings: GradingSettings, *, place
         first = _by_key(session, placement.id, user.id, exercise_id, request_key)
         if first is not None:
             return first
-    limit = placement.max_attempts if max_attempts is None else max_attempts
+    given = attempts.allowance(session, placement.id, user.id)
+    limit = attempts.code_limit(placement, given) if max_attempts is None else max_attempts
+    closes = attempts.due(placement, given) if max_attempts is None else None
+    if closes is not None and utcnow() > closes:
+        raise SubmissionError(f"this exercise closed on {closes:%Y-%m-%d %H:%M} UTC; ask your "
+                              "instructor for an extension")
     used = attempts_used(session, placement.id, user.id, exercise_id)
-    if limit and used >= limit:
-        kept = ("your counted score stays as shown below" if max_attempts is None
+    if limit is not None and used >= limit:
+        kept = ("your counted score stays as shown below; your instructor can give attempts "
+                "back" if max_attempts is None
                 else "your attempts stay listed below and in My learning")
         raise SubmissionError(f"you have used all {limit} attempts for this exercise; {kept}")
     number = (session.scalar(select(func.max(Submission.attempt_number)).where(
@@ -186,6 +194,8 @@ def record_result(session: Session, queues: Queues, settings: GradingSettings,
     except ValidationError as exc:
         logger.error("invalid result dropped", extra={"errors": str(exc.messages)[:500]})
         return "invalid"
+    if result["kind"] == "run":  # a learner's "Run": never a grade
+        return runs.record(session, result)
     row = _locked(session, result["submission_id"])
     if row is None:
         session.rollback()
@@ -241,9 +251,9 @@ def _retry(session: Session, queues: Queues, settings: GradingSettings, row: Sub
     if row.grading_try >= settings.max_tries:
         row.status = "not_gradable"
         row.lease_expires_at = None
-        row.feedback = ("We could not grade this submission after "
-                        f"{row.grading_try} tries (a problem on our side: {why[:300]}). It does "
-                        "not count as an attempt; please submit again later.")
+        row.feedback = (f"We could not grade this submission after {row.grading_try} tries "
+                        f"(a problem on our side: {cut_words(why, 300)}). It does not count "
+                        "as an attempt; please submit again later.")
         session.commit()
         logger.error("submission not gradable", extra={"submission_id": row.id})
         return "not_gradable"
@@ -365,8 +375,9 @@ def _post_counted_score(session: Session, row: Submission) -> None:
     placement = session.get(Placement, row.placement_id)
     user = session.get(LmsUser, row.user_id)
     assert placement is not None and user is not None
-    if not scores_placement(placement, row.exercise_id):
-        return
+    if not scores_placement(placement, row.exercise_id) or manual.latest(
+            session, placement.id, row.user_id) is not None:
+        return  # practice, or the instructor's score stands (the desk shows both)
     chosen = counted(session, placement, row.user_id)
     if chosen is None or not chosen.max_score:
         return
@@ -385,3 +396,4 @@ def history(session: Session, placement_id: int, user_id: int,
     if exercise_id is not None:
         query = query.where(Submission.exercise_id == exercise_id)
     return list(session.scalars(query.order_by(Submission.attempt_number.desc())))
+

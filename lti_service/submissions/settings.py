@@ -30,6 +30,15 @@ class GradingSettings:
     """Largest main.py accepted."""
     limits: dict[str, Any] | None = None
     """Sandbox limits sent with each job (None: the worker's defaults)."""
+    runs_per_window: int = 20
+    """"Run"s (ungraded, visible examples only) one learner may start per placement in
+    ``run_window_s``."""
+    run_window_s: float = 600.0
+    runs_in_flight: int = 16
+    """"Run"s waiting or running at once for the whole service: Run never floods the graders."""
+    run_stale_s: float = 300.0
+    """A run with no result after this long was lost: it says "try again", and no longer
+    holds its learner's (or the service's) bound."""
 
     @classmethod
     def from_config(cls, cfg: Config) -> GradingSettings:

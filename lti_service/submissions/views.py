@@ -18,9 +18,16 @@ from lti_service.core.auth import launch_url_args
 from lti_service.core.authz import LEARNER, Guard, Owned, PlacementAccess
 from lti_service.core.content import EXERCISE_KINDS, LESSON_KINDS
 from lti_service.core.extensions import db, state
-from lti_service.submissions import bp, service
-from lti_service.submissions.models import Submission
-from lti_service.submissions.panel import history_json, panel, status_json, submit_answer
+from lti_service.submissions import attempts, bp, service
+from lti_service.submissions.models import CodeRun, Submission
+from lti_service.submissions.panel import (
+    history_json,
+    panel,
+    run_status_json,
+    start_run,
+    status_json,
+    submit_answer,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +37,12 @@ def _submission(session: Session, submission_id: str) -> Owned | None:
     return Owned(row, row.placement_id, row.user_id) if row is not None else None
 
 
-guard = Guard(bp, source="page", owned={"submission_id": _submission})
+def _run(session: Session, run_id: str) -> Owned | None:
+    row = session.get(CodeRun, run_id[:40])
+    return Owned(row, row.placement_id, row.user_id) if row is not None else None
+
+
+guard = Guard(bp, source="page", owned={"submission_id": _submission, "run_id": _run})
 
 
 def _exercise(access: PlacementAccess) -> Any:
@@ -52,7 +64,8 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
         placement=placement, lt=lt, **panel(
             access, lesson, exercise, source=source, errors=errors,
             action=url_for("submissions.submit", placement_id=placement.id),
-            history_url=url_for("submissions.history", placement_id=placement.id, lt=lt)))
+            history_url=url_for("submissions.history", placement_id=placement.id, lt=lt),
+            run_action=url_for("submissions.run", placement_id=placement.id)))
     return html, status
 
 
@@ -74,6 +87,25 @@ def submit(access: PlacementAccess) -> Any:
                                                  status=400))
 
 
+@bp.post("/exercise/<int:placement_id>/run")
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def run(access: PlacementAccess) -> Any:
+    """Run main.py on its visible examples: output and visible checks, never scored."""
+    _, exercise = _exercise(access)
+    return start_run(
+        access, exercise,
+        done_url=url_for("submissions.exercise_page", placement_id=access.placement.id,
+                         **launch_url_args()) + "#run",
+        refused=lambda source, messages: _render(access, source=source, errors=messages,
+                                                 status=400))
+
+
+@bp.get("/runs/<run_id>/status.json")
+@guard(LEARNER, kinds=EXERCISE_KINDS)
+def run_status(access: PlacementAccess) -> Any:
+    return jsonify(run_status_json(access.owned))
+
+
 @bp.get("/submissions/<submission_id>/status.json")
 @guard(LEARNER, kinds=EXERCISE_KINDS + LESSON_KINDS)
 def status(access: PlacementAccess) -> Any:
@@ -86,6 +118,8 @@ def history(access: PlacementAccess) -> Any:
     placement = access.placement
     rows = service.history(db(), placement.id, access.user.id)
     chosen = service.counted(db(), placement, access.user.id)
-    return jsonify(history_json(placement, rows, chosen))
+    limit = attempts.code_limit(placement, attempts.allowance(db(), placement.id,
+                                                              access.user.id))
+    return jsonify(history_json(placement, rows, chosen, limit or 0))
 
 

@@ -45,7 +45,8 @@ class Stack:
         return requests.get(self.lms_url + "/gradebook.json", timeout=10).json()
 
     def deep_link(self, content_ids: list[str], *, max_attempts: int = 3,
-                  counting: str = "best") -> list[dict[str, Any]]:
+                  counting: str = "best", code_attempts: int | None = None,
+                  ) -> list[dict[str, Any]]:
         """The instructor picks items in the tool's picker; returns devlms's new links."""
         teacher = Browser()
         picker = teacher.get(self.lms_url + "/deep-link?user=teacher")
@@ -54,6 +55,8 @@ class Stack:
         before = set(self.lms_store.links)
         done = teacher.submit(picker, data={"content_id": content_ids,
                                             "max_attempts": str(max_attempts),
+                                            "code_attempts": "" if code_attempts is None
+                                            else str(code_attempts),
                                             "counting": counting})
         assert done.status_code == 200, done.text
         return [vars(v) for k, v in self.lms_store.links.items() if k not in before]

@@ -16,6 +16,7 @@ from lti_service.instructor.models import RosterCache
 from lti_service.lti.service import lms
 from lti_service.lti.service.outbound import OutboundPolicy
 from lti_service.outbox.models import ScoreOutbox
+from lti_service.submissions.models import Submission
 
 FRESH = timedelta(minutes=2)
 """A roster younger than this is shown without asking the LMS again."""
@@ -59,7 +60,8 @@ def _known(session: Session, context: LmsContext) -> list[dict[str, Any]]:
     """Learners with activity in the course (answers, submissions, scores), as members."""
     placements = select(Placement.id).where(Placement.context_id == context.id)
     ids = select(ScoreOutbox.user_id).where(ScoreOutbox.placement_id.in_(placements)).union(
-        select(CheckpointAttempt.user_id).where(CheckpointAttempt.placement_id.in_(placements)))
+        select(CheckpointAttempt.user_id).where(CheckpointAttempt.placement_id.in_(placements)),
+        select(Submission.user_id).where(Submission.placement_id.in_(placements)))
     users = session.scalars(select(LmsUser).where(LmsUser.id.in_(ids)).order_by(LmsUser.id))
     return [{"user_id": u.sub, "name": u.name or u.sub, "email": "", "roles": []}
             for u in users]

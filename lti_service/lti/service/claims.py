@@ -122,7 +122,8 @@ class LaunchClaims(_Part):
     @validates("custom")
     def _custom(self, value: dict[str, Any], **_: Any) -> None:
         # Spec: a map of strings. The tool reads these three; a content id names a column.
-        for key, limit in (("content_id", ID), ("max_attempts", 20), ("counting", 20)):
+        for key, limit in (("content_id", ID), ("max_attempts", 20), ("counting", 20),
+                           ("code_attempts", 20)):
             if key in value and not (isinstance(value[key], str) and len(value[key]) <= limit):
                 raise ValidationError(f"{key} must be a string of at most {limit} characters")
 

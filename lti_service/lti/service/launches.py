@@ -21,6 +21,7 @@ from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, ut
 from lti_service.core.placement_policy import (  # noqa: F401 (launches.X names kept)
     COUNTINGS,
     MAX_ATTEMPTS_LIMIT,
+    parse_code_attempts,
     parse_max_attempts,
 )
 from lti_service.lti.models import UsedNonce
@@ -160,6 +161,11 @@ def _placement(session: Session, body: dict[str, Any], context: LmsContext,
                               content_id=content_id)
         session.add(placement)
         placement.max_attempts = _max_attempts(custom, default_max_attempts)
+        try:
+            placement.code_attempts = parse_code_attempts(custom.get("code_attempts"))
+        except ValueError as exc:
+            raise LaunchRejected(f"custom parameter {exc}: re-add the link with the "
+                                 "picker") from exc
         placement.counting = counting
     placement.content_id = content_id
     placement.title = _cut(body[CLAIM + "resource_link"].get("title"), 500) or content_id
