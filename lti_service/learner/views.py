@@ -78,35 +78,68 @@ def _panels(access: PlacementAccess, source: str = "", errors: list[str] | None 
     return out
 
 
-def _page(access: PlacementAccess, result: checkpoints.AnswerResult | None = None,
-          status: int = 200, panels: dict[str, Markup] | None = None
+def _page(access: PlacementAccess, status: int = 200, panels: dict[str, Markup] | None = None
           ):  # type: ignore[no-untyped-def]
     placement, item = access.placement, access.item
     attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
     action = url_for("learner.answer", placement_id=placement.id)
     seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
     panels = _panels(access) if panels is None else panels
+    answers_count = item.kind in CHECKPOINT_KINDS
+    locked = checkpoints.lock_reason(placement, len(attempts)) if answers_count else None
+    beside = Markup(render_template(  # noqa: S704 - our own template
+        "_checkpoint_result.html", placement=placement, locked=locked,
+        result=checkpoints.latest(seen, placement, attempts) if answers_count else None))
     fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get(),
-                               checkpoint=seen, panels=panels)
+                               checkpoint=seen, panels=panels, beside=beside,
+                               locked=locked is not None)
     return render_template(
         "lesson.html",
         title=item.title,
         item=item,
         fragment=fragment,
         placement=placement,
-        answers_count=item.kind in CHECKPOINT_KINDS,
+        answers_count=answers_count,
         graded=has_gradebook_column(item.kind, placement.lineitem_url),
         attempts=attempts,
         attempts_left=max(placement.max_attempts - len(attempts), 0),
-        result=result,
         launch_args=launch_url_args(),
         submits=bool(panels),
     ), status
 
 
+def _checkpoint_page(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    """A checkpoint placement's own page: the question, the learner's lettered choices, their
+    newest result beside it, the lock reason, and a link to the lesson section it checks."""
+    placement, item = access.placement, access.item
+    attempts = checkpoints.attempts_of(db(), placement.id, access.user.id)
+    seen = checkpoints.checkpoint_for(item.lesson.checkpoint, placement, access.user.id)
+    return render_template(
+        "checkpoint.html", title=f"{item.lesson.title}: checkpoint", item=item,
+        placement=placement, checkpoint=seen, choices=checkpoints.shown_choices(seen),
+        attempts=attempts, result=checkpoints.latest(seen, placement, attempts),
+        locked=checkpoints.lock_reason(placement, len(attempts)),
+        graded=has_gradebook_column(item.kind, placement.lineitem_url),
+        lesson_url=url_for("learner.read_lesson", placement_id=placement.id,
+                           **launch_url_args()) + f"#{item.lesson.id}-exercise",
+        launch_args=launch_url_args())
+
+
 @bp.get("/<int:placement_id>")
 @guard(LEARNER)
 def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    if access.item.kind == "checkpoint":
+        return _checkpoint_page(access)
+    session = db()
+    portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
+    session.commit()
+    return _page(access)
+
+
+@bp.get("/<int:placement_id>/lesson")
+@guard(LEARNER, kinds=("checkpoint",))
+def read_lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
+    """The whole lesson a checkpoint placement checks (its page links to the section)."""
     session = db()
     portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
     session.commit()
@@ -120,7 +153,7 @@ def submit_exercise(access: PlacementAccess):  # type: ignore[no-untyped-def]
     return submit_panel.submit_answer(
         access, access.part,
         done_url=url_for("learner.lesson", placement_id=access.placement.id,
-                         **launch_url_args()) + f"#{access.part.id}",
+                         **launch_url_args()) + f"#x-{access.part.slug}-history",
         refused=lambda source, messages: _page(
             access, status=400, panels=_panels(access, source, messages)))
 
@@ -136,8 +169,11 @@ def exercise_history(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.post("/<int:placement_id>/answer")
 @guard(LEARNER, kinds=CHECKPOINT_KINDS)
 def answer(access: PlacementAccess):  # type: ignore[no-untyped-def]
-    result = answer_once(access, request.form.get("choice", ""), request_keys.from_request())
-    return _page(access, result)
+    answer_once(access, request.form.get("choice", ""), request_keys.from_request())
+    # Post, redirect, get: a reload does not resend the answer, and the page opens at the
+    # result beside the question (with or without JavaScript).
+    return redirect(url_for("learner.lesson", placement_id=access.placement.id,
+                            **launch_url_args()) + "#checkpoint-result", code=303)
 
 
 def _my_learning(access: PlacementAccess, message: str = "", status: int = 200

@@ -68,8 +68,9 @@ def submit(access: PlacementAccess) -> Any:
     _, exercise = _exercise(access)
     return submit_answer(
         access, exercise,
+        # without JavaScript the page opens at the attempts, where the new one is listed
         done_url=url_for("submissions.exercise_page", placement_id=access.placement.id,
-                         **launch_url_args()),
+                         **launch_url_args()) + "#history",
         refused=lambda source, messages: _render(access, source=source, errors=messages,
                                                  status=400))
 
