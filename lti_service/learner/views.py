@@ -87,9 +87,10 @@ def _page(access: PlacementAccess, status: int = 200, panels: dict[str, Markup] 
     panels = _panels(access) if panels is None else panels
     answers_count = item.kind in CHECKPOINT_KINDS
     locked = checkpoints.lock_reason(placement, len(attempts)) if answers_count else None
+    result = checkpoints.latest(seen, placement, attempts) if answers_count else None
     beside = Markup(render_template(  # noqa: S704 - our own template
-        "_checkpoint_result.html", placement=placement, locked=locked,
-        result=checkpoints.latest(seen, placement, attempts) if answers_count else None))
+        "_checkpoint_result.html", placement=placement, locked=locked, result=result,
+    )) if result or locked else None
     fragment = lesson_fragment(item.lesson, action, form_fields(), state().course.get(),
                                checkpoint=seen, panels=panels, beside=beside,
                                locked=locked is not None)
@@ -128,11 +129,11 @@ def _checkpoint_page(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.get("/<int:placement_id>")
 @guard(LEARNER)
 def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
-    if access.item.kind == "checkpoint":
-        return _checkpoint_page(access)
     session = db()
     portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
     session.commit()
+    if access.item.kind == "checkpoint":
+        return _checkpoint_page(access)
     return _page(access)
 
 
@@ -153,7 +154,7 @@ def submit_exercise(access: PlacementAccess):  # type: ignore[no-untyped-def]
     return submit_panel.submit_answer(
         access, access.part,
         done_url=url_for("learner.lesson", placement_id=access.placement.id,
-                         **launch_url_args()) + f"#x-{access.part.slug}-history",
+                         **launch_url_args()) + f"#{access.part.id}",
         refused=lambda source, messages: _page(
             access, status=400, panels=_panels(access, source, messages)))
 

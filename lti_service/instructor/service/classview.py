@@ -87,7 +87,7 @@ def build(session: Session, course: Course, context: LmsContext,
     distributions = {}
     for p in placements:
         item = content.find(course, p.content_id)
-        if item is None or item.kind == "exercise":
+        if item is None or item.kind in content.EXERCISE_KINDS:
             continue
         counts = Counter(a.choice for a in attempts if a.placement_id == p.id)
         # By choice key, whatever variant or order each learner saw: the texts as written
