@@ -237,7 +237,7 @@ def test_phase_02_is_in_the_picker_and_its_lesson_pages_show_its_study_guide(
     alice = Browser()
     project_page = stack.launch(alice, project_link["id"], "alice")
     assert project_page.status_code == 200, project_page.text[:300]
-    assert "Submit main.py" in project_page.text
+    assert "Submit model.py" in project_page.text, "the graded file, named as it is"
     assert phase.project.title in html.unescape(project_page.text)
     assert _textarea(project_page).strip() == phase.project.exercise.starter_code.strip()
     page = _lesson_of(alice, stack.launch(alice, link["id"], "alice"))
