@@ -3,8 +3,8 @@ file is graded and how), its starter file(s) and the project folder as a ZIP, so
 can do and submit it without leaving the LMS.
 
 Access is the submissions guard's (``views.guard``): its project routes serve project
-placements only. The files are the course's own learner files (``course.build.learner_zip`` decides what
-a learner may have: never the solution nor the checks).
+placements only. The files are the course's own learner files (``course.build.learner_zip``
+decides what a learner may have: never the solution nor the checks).
 """
 
 from __future__ import annotations

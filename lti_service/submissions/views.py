@@ -12,8 +12,8 @@ import logging
 from typing import Any
 
 from flask import abort, jsonify, render_template, send_file, url_for
-from werkzeug.wrappers import Response
 from sqlalchemy.orm import Session
+from werkzeug.wrappers import Response
 
 from lti_service.core.auth import launch_url_args
 from lti_service.core.authz import LEARNER, Guard, Owned, PlacementAccess
