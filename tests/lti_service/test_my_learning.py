@@ -105,7 +105,9 @@ def test_my_learning_lists_work_and_its_zip_imports_elsewhere(stack: Stack,
                                files={"portfolio": ("p.zip", got.content)})
         assert done.status_code == 200 and _imports(other) == 1
         assert "Nothing imported." not in done.text
-        imported = done.text.split("<h2>Imported work</h2>", 1)[1]
+        imported = done.text.split('id="imported">Imported work</h2>', 1)[1]
+        # another devlms: another LMS issuer, so the import is labelled, not silently taken
+        assert "Not confirmed as yours: exported by" in imported
         assert "checkpoint score 0" in imported and "1 attempt(s)" in imported
         assert "2 file(s)" in imported and "evidence notes" in imported
     finally:
