@@ -174,3 +174,21 @@ def test_my_learning_zip_reimports_notes_and_code_into_a_fresh_deployment(
         fresh.tool_server.stop()
         fresh.lms_server.stop()
         state(fresh.tool).engine.dispose()
+
+
+def test_a_lesson_table_fits_a_320_px_screen(
+        graded_stack: Stack, open_browser) -> None:  # type: ignore[no-untyped-def]
+    """arrays-01's table was 14 px wider than its box at 320 px: its cells now wrap."""
+    stack = graded_stack
+    stack.deep_link(["arrays-01"])
+    page = open_browser(third_party_cookies=True).new_page()
+    frame = launch(page, stack, "arrays-01", "alice")
+    frame.locator("main table").first.wait_for()
+    assert_fits(page.context, frame.url, "the arrays-01 lesson page")
+    narrow = page.context.new_page()
+    narrow.set_viewport_size({"width": 320, "height": 640})
+    narrow.goto(frame.url)
+    widths = narrow.evaluate("""() => [...document.querySelectorAll('main table')]
+        .map(t => [t.scrollWidth, t.clientWidth])""")
+    narrow.close()
+    assert widths and all(inner <= box for inner, box in widths), widths
