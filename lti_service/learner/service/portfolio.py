@@ -71,7 +71,8 @@ class CheckpointRecord:
     content_id: str
     title: str
     answers: list[dict[str, Any]]
-    """Each answer: attempt, choice, correct, at (ISO 8601)."""
+    """Each answer: attempt, choice (its key), correct, label and text (as the learner saw
+    the choice), at (ISO 8601)."""
     score: float
 
 
@@ -155,6 +156,7 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
             mine.checkpoints.append(CheckpointRecord(
                 p.content_id, p.title,
                 [{"attempt": a.attempt_number, "choice": a.choice, "correct": a.correct,
+                  "label": a.choice_label or "", "text": (a.choice_text or "")[:500],
                   "at": _iso(a.created_at)} for a in tried],
                 counted(tried, p.counting)))
         by_exercise: dict[str, list[Any]] = {}

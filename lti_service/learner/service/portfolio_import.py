@@ -112,6 +112,8 @@ class OpenedSchema(_Part):
 class AnswerSchema(_Part):
     attempt = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=1000))
     choice = _text(50, required=True)
+    label = _text(4, load_default="")
+    text = _text(500, load_default="")
     correct = _Bool(required=True)
     at = _When(allow_none=True, load_default=None)
 
