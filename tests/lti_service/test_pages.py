@@ -9,8 +9,9 @@ import html
 import io
 import re
 import zipfile
-from urllib.parse import urljoin
+from urllib.parse import parse_qs, urljoin, urlparse
 
+import requests
 from lti_stack import Stack
 from sqlalchemy import select
 from tool_pages import CHECKPOINT, hidden
@@ -130,3 +131,25 @@ def test_the_picker_labels_items_by_their_own_name_and_lists_the_project_under_i
         assert phase.project.id not in last_lesson, "the project is not an item of a lesson"
         assert f'value="{phase.project.id}"' in fieldset.split('<ul class="project"', 1)[1]
         assert f"(project of phase {phase.number}," in fieldset
+
+
+def test_the_class_view_shows_graded_and_practice_answers_apart(real_stack: Stack) -> None:
+    stack = real_stack
+    lesson_link, checkpoint_link = stack.deep_link(["arrays-04", CHECKPOINT])
+    for link in (lesson_link, checkpoint_link):
+        alice = Browser()
+        page = stack.launch(alice, link["id"], "alice")
+        lt = parse_qs(urlparse(page.url).query)["lt"][0]
+        pid = int(urlparse(page.url).path.rstrip("/").split("/")[-1])
+        sent = requests.post(f"{stack.tool_url}/api/placements/{pid}/checkpoint-answers",
+                             json={"choice": "a"}, headers={"X-Pathways-Launch": lt},
+                             timeout=30)
+        assert sent.status_code == 201, sent.text
+        assert sent.json()["choice_label"] in "ABCDEFGH" and sent.json()["choice_text"]
+    teacher = stack.launch(Browser(), checkpoint_link["id"], "teacher")
+    lt = parse_qs(urlparse(teacher.url).query)["lt"][0]
+    view = requests.get(f"{stack.tool_url}/instructor/class", params={"lt": lt}, timeout=30)
+    graded = view.text.split('id="checkpoints-graded"', 1)[1].split('id="checkpoints-practice"')[0]
+    practice = view.text.split('id="checkpoints-practice"', 1)[1].split("<h2", 1)[0]
+    assert graded.count('data-graded="yes"') == 1 and 'data-graded="no"' not in graded
+    assert practice.count('data-graded="no"') == 1
