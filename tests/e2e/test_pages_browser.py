@@ -11,11 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 from test_ux_browser import assert_accessible, assert_fits, launch, tool_frame
 from test_ux_browser import graded_stack as _graded_stack
 
 from course import submission_for
 from lti_service.core.extensions import state
+from lti_service.lti.service import outbound
+from lti_service.outbox.models import ScoreOutbox
 from lti_service.outbox.service.delivery import deliver_due
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,10 +121,13 @@ def test_the_project_is_submitted_from_the_lms(
     deadline, scores = time.monotonic() + 60, []
     while time.monotonic() < deadline and not scores:
         with stack.db() as session:
-            deliver_due(session)
+            deliver_due(session, rules=outbound.policy(state(stack.tool).config))
         scores = [s for s in stack.gradebook()["scores"] if s["userId"] == "alice"]
         time.sleep(0.5)
-    assert scores and scores[-1]["scoreGiven"] == project.max_points, scores
+    with stack.db() as session:
+        outbox = [(o.status, o.score, o.last_error) for o in session.scalars(
+            select(ScoreOutbox))]
+    assert scores and scores[-1]["scoreGiven"] == project.max_points, (scores, outbox)
 
 
 def test_my_learning_zip_reimports_notes_and_code_into_a_fresh_deployment(
