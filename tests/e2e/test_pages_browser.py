@@ -60,7 +60,7 @@ def test_a_graded_checkpoint_opens_on_its_own_page_and_locks_after_its_last_atte
         wrong.check()
         frame.locator("form.checkpoint button[type=submit]").click()
         frame = tool_frame(page)
-        frame.locator("#checkpoint-result h3", has_text=f"Attempt {attempt}:").wait_for()
+        frame.locator("#checkpoint-result-h", has_text=f"Attempt {attempt}:").wait_for()
         result = frame.locator("#checkpoint-result")
         assert f"Attempt {attempt}: not correct" in result.inner_text()
         assert f"Your answer: {letter}" in result.inner_text(), "as the learner saw it"

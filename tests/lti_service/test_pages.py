@@ -66,6 +66,7 @@ def test_a_checkpoint_opens_on_its_own_page_and_locks_after_its_last_attempt(
         page = alice.get(urljoin(page.url, answered.headers["Location"]))
         result = page.text.split('id="checkpoint-result"', 1)[1].split("</section>", 1)[0]
         assert f"Attempt {attempt}: not correct" in result
+        assert '<h2 id="checkpoint-result-h">' in page.text, "under the page's h1"
         assert f"{wrong[0]}." in result and wrong[2][:30] in html.unescape(
             re.sub(r"<[^>]+>", "", result)), "the answer as the learner saw it"
     # Locked: the choices are disabled, no button, and the page says why.
