@@ -28,7 +28,7 @@ register({"blti": BLTI, "lticm": LTICM, "lticp": LTICP, "xsi": XSI})
 
 @dataclass(frozen=True)
 class LinkItem:
-    """One LMS-placeable item: ``kind`` is lesson, checkpoint or exercise."""
+    """One LMS-placeable item: ``kind`` is lesson, checkpoint, exercise or project."""
 
     content_id: str
     kind: str

@@ -206,6 +206,9 @@ def _exercise(lesson: Lesson, ex: Exercise, links: LessonLinks) -> list[str]:
     return out + ["</article>"]
 
 
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
 def _checkpoint(checkpoint: Checkpoint, links: LessonLinks) -> list[str]:
     live = links.checkpoint_action is not None
     cid = _e(checkpoint.id)
@@ -221,12 +224,15 @@ def _checkpoint(checkpoint: Checkpoint, links: LessonLinks) -> list[str]:
         f"<fieldset><legend>{markdown.inline(checkpoint.question)}</legend>",
     ]
     required = " required" if live else ""
-    for choice in checkpoint.choices:
+    for index, choice in enumerate(checkpoint.choices):
         iid = f"{checkpoint.id}-{choice.key}"
+        # A live answer is recorded with the letter shown here (the learner's own order).
+        label = (f'<span class="choice-label">{_LETTERS[index % len(_LETTERS)]}.</span> '
+                 if live else "")
         out.append(
             f'<div class="choice"><input type="radio" id="{_e(iid)}" '
             f'name="{_e(links.checkpoint_field)}" value="{_e(choice.key)}"{required}> '
-            f'<label for="{_e(iid)}">{markdown.inline(choice.text)}</label>'
+            f'<label for="{_e(iid)}">{label}{markdown.inline(choice.text)}</label>'
         )
         if not live:  # a live form must not reveal the answer; the server judges it
             verdict = "correct" if choice.correct else "incorrect"

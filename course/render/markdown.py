@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from latex2mathml.converter import convert
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from course.errors import CourseError
@@ -27,6 +28,22 @@ def _mathml(latex: str, display: str) -> str:
         ) from exc
 
 
+_BEFORE_STAR = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_)]")
+_AFTER_STAR = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_([")
+
+
+def _arithmetic_star(state: StateInline, silent: bool) -> bool:
+    pos, src = state.pos, state.src
+    if src[pos] != "*" or pos == 0 or pos + 1 >= state.posMax:
+        return False
+    if src[pos - 1] not in _BEFORE_STAR or src[pos + 1] not in _AFTER_STAR:
+        return False
+    if not silent:
+        state.push("text", "", 0).content = "*"
+    state.pos += 1
+    return True
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
@@ -38,6 +55,10 @@ def _parser() -> MarkdownIt:
     def math_block(self, tokens, idx, options, env) -> str:  # type: ignore[no-untyped-def]
         return f'<div class="math-display">{_mathml(tokens[idx].content.strip(), "block")}</div>\n'
 
+    # ``0.5*20 + 0.25*4`` is arithmetic, not emphasis: a ``*`` between two word characters
+    # (or a closing and an opening bracket) stays a literal star. Code spans and $math$ are
+    # consumed whole by their own rules before this one sees their stars.
+    md.inline.ruler.before("emphasis", "arithmetic_star", _arithmetic_star)
     md.add_render_rule("math_inline", math_inline)
     md.add_render_rule("math_inline_double", math_block)
     md.add_render_rule("math_block", math_block)

@@ -57,6 +57,8 @@ math{max-width:100%;overflow-x:auto;overflow-y:hidden}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table{border-collapse:collapse;margin:1rem 0;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid var(--border);padding:.3rem .6rem;text-align:left;vertical-align:top}
+th,td{overflow-wrap:anywhere}
+@media (max-width:480px){th,td{padding:.25rem .35rem}}
 """
 
 

@@ -12,6 +12,7 @@ from lti_service.core.errors import Conflict
 from lti_service.core.extensions import db
 
 EARLIER_ROWS = Rows(CheckpointAttempt.__table__, ("correct", "attempt_number", "choice",
+                                                  "choice_text", "choice_label",
                                                   "request_key"), order_by="attempt_number")
 """The learner's earlier attempts an answer needs (``service.answer``'s ``earlier``): the
 answer view's guard reads them with the placement, one round trip fewer (issue 23)."""

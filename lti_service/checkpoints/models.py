@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from lti_service.core.models import Base, LmsUser, Placement, UTCDateTime, utcnow
@@ -23,6 +23,11 @@ class CheckpointAttempt(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"))
     checkpoint_id: Mapped[str] = mapped_column(String(255))
     choice: Mapped[str] = mapped_column(String(20))
+    """The choice's key in the course source (stable across variants and orders)."""
+    choice_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The choice's text as this learner saw it (their variant); None: answered before 0511."""
+    choice_label: Mapped[str | None] = mapped_column(String(4), nullable=True)
+    """The letter the learner saw beside it (A, B, ... in their order of the choices)."""
     correct: Mapped[bool] = mapped_column(Boolean)
     variant: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The parameters of the variant answered (a parametrised checkpoint), else None."""

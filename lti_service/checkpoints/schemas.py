@@ -23,11 +23,16 @@ class AnswerOut(Schema):
     explanation = fields.String()
     counted_score = fields.Float()
     attempts_left = fields.Integer()
+    choice_label = fields.String()
+    """The letter the learner saw beside the choice (A, B, ... in their order)."""
+    choice_text = fields.String()
 
 
 class AttemptOut(Schema):
     attempt_number = fields.Integer()
     choice = fields.String()
+    choice_label = fields.String(allow_none=True)
+    choice_text = fields.String(allow_none=True)
     correct = fields.Boolean()
     variant = fields.Dict(allow_none=True)
     """The parameters of the variant answered (a parametrised checkpoint), else null."""

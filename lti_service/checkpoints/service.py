@@ -1,5 +1,6 @@
-"""Checkpoint answers: validate the choice, enforce the attempt limit, record the attempt, and
-queue the score that the placement's counting rule (first, last, best) selects."""
+"""Checkpoint answers: validate the choice, enforce the attempt limit, record the attempt (with
+the text and the letter the learner saw), and queue the score that the placement's counting
+rule (first, last, best) selects."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from lti_service.core.errors import Conflict, ServiceError, excerpt
 from lti_service.core.models import LmsUser, Placement, utcnow
 from lti_service.outbox.service.scores import insert_with_score, score_values
 
+LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""A choice's label is its letter in the learner's own (stable) order of the choices."""
+
 
 @dataclass(frozen=True)
 class AnswerResult:
@@ -27,6 +31,42 @@ class AnswerResult:
     explanation: str
     counted_score: float
     attempts_left: int
+    choice_label: str = ""
+    """The letter the learner saw beside the choice they picked."""
+    choice_text: str = ""
+    """The text of that choice, as they saw it (their variant)."""
+
+
+@dataclass(frozen=True)
+class ShownChoice:
+    label: str
+    key: str
+    text: str
+
+
+def shown_choices(seen: Checkpoint) -> list[ShownChoice]:
+    """The learner's view of the choices (``checkpoint_for``): each with the letter shown."""
+    return [ShownChoice(LABELS[i % len(LABELS)], c.key, c.text)
+            for i, c in enumerate(seen.choices)]
+
+
+def label_of(seen: Checkpoint, key: str) -> str:
+    return next((s.label for s in shown_choices(seen) if s.key == key), "")
+
+
+def lock_reason(placement: Placement, used: int) -> str | None:
+    """Why the learner can no longer answer (None: they can)."""
+    if used < placement.max_attempts:
+        return None
+    return (f"Locked: you have used all {placement.max_attempts} "
+            f"attempt{'' if placement.max_attempts == 1 else 's'} this checkpoint allows, "
+            f"so it takes no more answers; the {placement.counting} attempt counts.")
+
+
+def latest(seen: Checkpoint, placement: Placement,
+           history: Sequence[Any]) -> AnswerResult | None:
+    """What the learner was told about their newest answer (None: no answer yet)."""
+    return _result(seen, placement, history, history[-1]) if history else None
 
 
 def checkpoint_for(checkpoint: Checkpoint, placement: Placement, user_id: int) -> Checkpoint:
@@ -52,13 +92,16 @@ def attempts_of(session: Session, placement_id: int, user_id: int) -> list[Check
     return list(session.scalars(_ATTEMPTS, {"placement_id": placement_id, "user_id": user_id}))
 
 
-_ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "correct", "variant",
-                    "attempt_number", "created_at", "request_key")
+_ATTEMPT_COLUMNS = ("placement_id", "user_id", "checkpoint_id", "choice", "choice_text",
+                    "choice_label", "correct", "variant", "attempt_number", "created_at",
+                    "request_key")
 _ATTEMPTS_TABLE = CheckpointAttempt.__table__
 _INSERT_ATTEMPT = _ATTEMPTS_TABLE.insert()
 _EARLIER = (select(CheckpointAttempt.__table__.c.correct,
                    CheckpointAttempt.__table__.c.attempt_number,
                    CheckpointAttempt.__table__.c.choice,
+                   CheckpointAttempt.__table__.c.choice_text,
+                   CheckpointAttempt.__table__.c.choice_label,
                    CheckpointAttempt.__table__.c.request_key)
             .where(CheckpointAttempt.__table__.c.placement_id == bindparam("placement_id"),
                    CheckpointAttempt.__table__.c.user_id == bindparam("user_id"))
@@ -94,7 +137,7 @@ def answer(
     caller commits, and a repeat racing the first fails there: ``replay`` answers it).
     ``earlier``: the learner's attempts here, when the caller read them already (the guard's
     query, ``answering.EARLIER_ROWS``); else read here."""
-    checkpoint = variant_of(checkpoint, placement, user.id)
+    checkpoint = checkpoint_for(checkpoint, placement, user.id)
     picked = checkpoint.choice(choice)
     if picked is None:
         keys = ", ".join(c.key for c in checkpoint.choices)
@@ -117,6 +160,8 @@ def answer(
         user_id=user.id,
         checkpoint_id=checkpoint.id,
         choice=picked.key,
+        choice_text=picked.text,
+        choice_label=label_of(checkpoint, picked.key),
         correct=picked.correct,
         variant=dict(checkpoint.variant) or None,
         attempt_number=len(earlier) + 1,
@@ -144,7 +189,7 @@ def answer(
 def replay(session: Session, *, placement: Placement, user: LmsUser, checkpoint: Checkpoint,
            request_key: str) -> AnswerResult | None:
     """The first answer's result for ``request_key`` (after a commit lost the race to it)."""
-    checkpoint = variant_of(checkpoint, placement, user.id)
+    checkpoint = checkpoint_for(checkpoint, placement, user.id)
     history = attempts_of(session, placement.id, user.id)
     for attempt in history:
         if attempt.request_key == request_key:
@@ -159,7 +204,7 @@ def _done(result: AnswerResult) -> bool:
 def _result(checkpoint: Checkpoint, placement: Placement, history: Sequence[Any],
             attempt: Any) -> AnswerResult:
     """What the learner is told about ``attempt``, as when it was first recorded (``history``:
-    attempts or plain rows with correct, attempt_number, choice)."""
+    attempts or plain rows with correct, attempt_number, choice, choice_text, choice_label)."""
     upto = [a for a in history if a.attempt_number <= attempt.attempt_number]
     score = counted(upto, placement.counting)
     left = placement_policy.attempts_left(placement.max_attempts, len(upto))
@@ -172,4 +217,6 @@ def _result(checkpoint: Checkpoint, placement: Placement, history: Sequence[Any]
         explanation=checkpoint.explanation if done else "",
         counted_score=score,
         attempts_left=left,
+        choice_label=attempt.choice_label or label_of(checkpoint, attempt.choice),
+        choice_text=attempt.choice_text or (picked.text if picked is not None else ""),
     )

@@ -12,7 +12,8 @@ The rules, in one place:
   kind the endpoint serves (checkpoint answers to lesson/checkpoint placements, submissions to
   exercise placements; else 404).
 - A learner acts only on the placement they launched (else 403), and an owned object (a
-  submission) must be theirs (else 404: we do not say whose it is).
+  submission) must be theirs (else 404: we do not say whose it is); a personal one (an
+  imported portfolio) is its owner's only, whoever asks.
 - A part the URL names (an exercise of a lesson placement) must belong to the placement's
   content (else 404): a lesson's page submits only that lesson's exercises.
 - An instructor may open any placement and any learner's object of their own LMS course only.
@@ -71,8 +72,12 @@ class Owned:
     """An object a URL names that belongs to one learner in one placement (a submission)."""
 
     obj: Any
-    placement_id: int
+    placement_id: int | None
+    """None: an object of the learner's own, not of a placement (an imported portfolio): the
+    URL's placement stays the one resolved."""
     user_id: int
+    personal: bool = False
+    """Only its owner may open it (an instructor may not: it is not of their course)."""
 
 
 OwnedLoader = Callable[[Session, str], Owned | None]
@@ -142,7 +147,7 @@ class Guard:
         placement_id: int | None = url_values.pop("placement_id", None)
         user, context, loaded, rows = _load(session, launch, placement_id, rule.rows)
         owned = self._owned(session, launch, url_values)
-        if owned is not None:
+        if owned is not None and owned.placement_id is not None:
             placement_id = owned.placement_id
         if placement_id is None:
             return Access(launch, user, context)
@@ -157,7 +162,7 @@ class Guard:
             if name in url_values:
                 found = loader(session, str(url_values.pop(name)))
                 if found is None or (found.user_id != launch.user_id
-                                     and not launch.is_instructor):
+                                     and (found.personal or not launch.is_instructor)):
                     abort(404, "nothing of yours has this id")
                 return found
         return None

@@ -10,7 +10,7 @@ from course.placeables import placeables
 # Placements whose line item the lesson's checkpoint scores (a placed lesson carries its
 # checkpoint); an exercise placement's line item is scored by submissions only.
 CHECKPOINT_KINDS = ("lesson", "checkpoint")
-EXERCISE_KINDS = ("exercise",)
+EXERCISE_KINDS = ("exercise", "project")
 # Placements whose page submits the lesson's exercises as practice (never scored there).
 LESSON_KINDS = ("lesson",)
 
@@ -18,12 +18,14 @@ LESSON_KINDS = ("lesson",)
 @dataclass(frozen=True)
 class ContentItem:
     content_id: str
-    kind: str  # lesson | checkpoint | exercise
+    kind: str  # lesson | checkpoint | exercise | project
     title: str
     score_maximum: float
     lesson: Lesson
     description: str = ""
     """One line for the picker: a lesson's summary, the question, the exercise prompt."""
+    label: str = ""
+    """Its own name under its lesson in the picker ("Checkpoint", the exercise's title)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class LessonGroup:
 class PhaseGroup:
     phase: Phase
     lessons: list[LessonGroup] = field(default_factory=list)
+    projects: list[ContentItem] = field(default_factory=list)
+    """The phase's gradable project, listed after its lessons (not as a lesson's item)."""
 
 
 def has_gradebook_column(kind: str, lineitem_url: str | None) -> bool:
@@ -51,7 +55,7 @@ def items(course: Course) -> list[ContentItem]:
     # (the lesson's checkpoint scores it); by default a lesson is an ungraded link.
     return [ContentItem(p.content_id, p.kind, p.title,
                         1.0 if p.max_points is None else p.max_points, p.lesson,
-                        first_line(p.description))
+                        first_line(p.description), p.label)
             for p in placeables(course)]
 
 
@@ -79,17 +83,23 @@ def first_line(text: str, limit: int = 160) -> str:
 def grouped(course: Course) -> list[PhaseGroup]:
     """Every placeable item, grouped by phase and lesson in course order."""
     by_lesson: dict[str, list[ContentItem]] = {}
+    projects: dict[str, list[ContentItem]] = {}
     for item in items(course):
-        by_lesson.setdefault(item.lesson.id, []).append(item)
+        if item.kind == "project":
+            projects.setdefault(item.lesson.phase_id, []).append(item)
+        else:
+            by_lesson.setdefault(item.lesson.id, []).append(item)
     return [PhaseGroup(phase, [LessonGroup(lesson, by_lesson.get(lesson.id, []))
-                               for lesson in phase.lessons])
+                               for lesson in phase.lessons], projects.get(phase.id, []))
             for phase in course.phases]
 
 
 def expand_lessons(course: Course, lesson_ids: list[str]) -> list[str]:
-    """Content ids of whole lessons the picker selected: the lesson and all its items."""
+    """Content ids of whole lessons the picker selected: the lesson and all its items (not the
+    phase's project, which is placed on its own)."""
     wanted = set(lesson_ids)
-    return [item.content_id for item in items(course) if item.lesson.id in wanted]
+    return [item.content_id for item in items(course)
+            if item.lesson.id in wanted and item.kind != "project"]
 
 
 # content id -> item, per loaded course: a launch and every guarded request look an item up,

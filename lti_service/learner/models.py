@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lti_service.core.models import Base, UTCDateTime, utcnow
@@ -17,6 +17,8 @@ class PortfolioImport(Base):
     """One imported ZIP: its manifest (index.json) and its text files, by path in the ZIP."""
 
     __tablename__ = "portfolio_imports"
+    # The same export imported twice is one import (None: imported before 0511).
+    __table_args__ = (Index("uq_portfolio_imports_digest", "user_id", "digest", unique=True),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("lms_users.id", ondelete="CASCADE"),
@@ -26,6 +28,10 @@ class PortfolioImport(Base):
     manifest: Mapped[dict[str, Any]] = mapped_column(JSON)
     files: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     imported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """SHA-256 of the export's content (its index and files, not the ZIP's bytes)."""
+    identity: Mapped[str] = mapped_column(String(500), default="", server_default="")
+    """Empty: exported by this learner; else what My learning says about whose it is."""
 
 
 class EvidenceNote(Base):

@@ -11,14 +11,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import abort, jsonify, render_template, url_for
+from flask import abort, jsonify, render_template, send_file, url_for
 from sqlalchemy.orm import Session
+from werkzeug.wrappers import Response
 
 from lti_service.core.auth import launch_url_args
 from lti_service.core.authz import LEARNER, Guard, Owned, PlacementAccess
 from lti_service.core.content import EXERCISE_KINDS, LESSON_KINDS
 from lti_service.core.extensions import db, state
-from lti_service.submissions import attempts, bp, service
+from lti_service.submissions import attempts, bp, project, service
 from lti_service.submissions.models import CodeRun, Submission
 from lti_service.submissions.panel import (
     history_json,
@@ -59,9 +60,12 @@ def _render(access: PlacementAccess, *, source: str = "", errors: list[str] | No
     placement, user_id = access.placement, access.user.id
     exercise = exercise.for_variant(service.learner_variant(exercise, placement, user_id))
     lt = launch_url_args().get("lt", "")
+    # A phase's project has its own page: its files, its stages, the one file that is graded.
+    extra = project.page_context(access) if access.item.kind in project.PROJECT_KINDS else {}
     html = render_template(
-        "submissions/exercise.html", title=exercise.title, lesson=lesson, exercise=exercise,
-        placement=placement, lt=lt, **panel(
+        "submissions/project.html" if extra else "submissions/exercise.html",
+        title=exercise.title, lesson=lesson, exercise=exercise,
+        placement=placement, lt=lt, **extra, **panel(
             access, lesson, exercise, source=source, errors=errors,
             action=url_for("submissions.submit", placement_id=placement.id),
             history_url=url_for("submissions.history", placement_id=placement.id, lt=lt),
@@ -75,14 +79,34 @@ def exercise_page(access: PlacementAccess) -> Any:
     return _render(access)
 
 
+@bp.get("/exercise/<int:placement_id>/project/<path:name>")
+@guard(LEARNER, kinds=project.PROJECT_KINDS)
+def project_file(access: PlacementAccess, name: str) -> Response:
+    """A learner file of the project (its starter): a download, as plain text."""
+    if len(name) > project.MAX_NAME:
+        abort(404, "the project has no such file")
+    return send_file(project.file_of(access, name), mimetype="text/plain", as_attachment=True,
+                     download_name=name.rsplit("/", 1)[-1])
+
+
+@bp.get("/exercise/<int:placement_id>/project.zip")
+@guard(LEARNER, kinds=project.PROJECT_KINDS)
+def project_zip(access: PlacementAccess) -> Response:
+    """The project folder as the learner ZIP has it (README, run.py, starter/)."""
+    name, data = project.zip_of(access)
+    return Response(data, mimetype="application/zip",
+                    headers={"Content-Disposition": f"attachment; filename={name}"})
+
+
 @bp.post("/exercise/<int:placement_id>/submit")
 @guard(LEARNER, kinds=EXERCISE_KINDS)
 def submit(access: PlacementAccess) -> Any:
     _, exercise = _exercise(access)
     return submit_answer(
         access, exercise,
+        # without JavaScript the page opens at the attempts, where the new one is listed
         done_url=url_for("submissions.exercise_page", placement_id=access.placement.id,
-                         **launch_url_args()),
+                         **launch_url_args()) + "#history",
         refused=lambda source, messages: _render(access, source=source, errors=messages,
                                                  status=400))
 

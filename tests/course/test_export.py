@@ -97,7 +97,7 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
             "project.transforms-fit"} <= placed
     link = ET.fromstring(files["lti/project.transforms-fit.xml"])
     extensions = {p.get("name"): p.text for p in link.iterfind(".//lticm:property", NS)}
-    assert extensions["content_kind"] == "exercise"
+    assert extensions["content_kind"] == "project", "a project is placed as the phase's project"
     assert float(extensions["points_possible"]) == course.exercise(
         "project.transforms-fit")[1].max_points
 

@@ -138,7 +138,7 @@ def test_instructor_places_content_by_deep_linking(local_stack, open_browser, sh
     columns = page.locator("ul").last.inner_text()
     assert f"({CHECKPOINT}, checkpoint, max 1" in columns
     assert f"({EXERCISE}, exercise, max {exercise_points()}" in columns
-    assert f"({PROJECT}, exercise, max {exercise_points(PROJECT)}" in columns
+    assert f"({PROJECT}, project, max {exercise_points(PROJECT)}" in columns
     shoot(page, "3-gradebook-columns")
 
 

@@ -186,6 +186,11 @@ def test_learner_answers_and_submits_with_the_editor_then_instructor_reads_the_c
     assert "correct" in (frame.locator("#checkpoint-result").get_attribute("class") or "").split()
     assert_accessible(page, frame, "checkpoint-answered", shoot)
 
+    # A checkpoint is its own page (issue 24); the whole lesson is one link away.
+    frame.get_by_role("link", name=re.compile("^Read the lesson section")).click()
+    frame = tool_frame(page)
+    frame.locator("section.stage").first.wait_for()
+
     # The lesson's own pages: setup help and the phase study guide, from the lesson.
     for name, link in (("setup", "Setup help:"), ("guide", "Phase study guide:")):
         frame.get_by_role("link", name=re.compile("^" + link)).first.click()

@@ -71,9 +71,11 @@ def test_a_page_form_sent_twice_is_one_attempt(app: Flask, client: FlaskClient,
     assert re.fullmatch(r"[0-9a-f]{32}", fields["request_key"])
     form = {**fields, "choice": "b"}
     first = client.post(f"/learn/{pid}/answer", data=form)
-    assert first.status_code == 200, first.get_data(as_text=True)[:400]
+    # post, redirect, get: to the result beside the question
+    assert first.status_code == 303, first.get_data(as_text=True)[:400]
+    assert first.headers["Location"].endswith("#checkpoint-result")
     again = client.post(f"/learn/{pid}/answer", data=form)  # the second click
-    assert again.status_code == 200
+    assert again.status_code == 303
     assert _count(app, CheckpointAttempt) == 1
     # A new render is a new key: the learner's next answer counts.
     page = client.get(f"/learn/{pid}", query_string={"lt": token}).get_data(as_text=True)

@@ -164,7 +164,7 @@ def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stac
     try:
         page = stack.launch(alice, link["id"], "alice")
         assert page.status_code == 200, page.text[:300]
-        assert "Submit main.py" in page.text and project.title in html.unescape(page.text)
+        assert "Submit model.py" in page.text and project.title in html.unescape(page.text)
         for source in (project.starter_code, project.solution_code):  # model.py, whole
             page = alice.submit(page, data={"source": source})  # the next from its page
             assert page.status_code == 200

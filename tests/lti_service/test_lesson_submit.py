@@ -244,7 +244,7 @@ def test_lessons_opened_are_recorded_listed_and_exported(
     done = client.post(action, data={**fields, "portfolio": (io.BytesIO(got.data), "p.zip")},
                        headers={"Origin": TOOL}, content_type="multipart/form-data",
                        follow_redirects=True)
-    imported = done.get_data(as_text=True).split("<h2>Imported work</h2>", 1)[1]
+    imported = done.get_data(as_text=True).split('id="imported">Imported work</h2>', 1)[1]
     assert "Immutable updates and indexing: opened 2 time(s)" in imported
 
 

@@ -61,7 +61,7 @@ def test_every_route_answers_with_the_policy_and_nosniff(app: Flask, client: Fla
         blueprint = rule.endpoint.split(".", 1)[0]
         pid, token = placement.get(blueprint, (lesson, lesson_token))
         values = {"placement_id": pid, "exercise_id": EXERCISE, "submission_id": "no-such-id",
-                  "filename": "auto_submit.js"}
+                  "filename": "auto_submit.js", "import_id": "999", "name": "main.py"}
         with app.test_request_context():
             url = url_for(rule.endpoint, **{name: values[name] for name in rule.arguments})
         answer = client.get(url, query_string={"lt": token},

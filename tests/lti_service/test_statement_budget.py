@@ -41,7 +41,8 @@ ANSWER_INSERTS = {"postgresql": 1, "sqlite": 2}
 # and, on a lesson placement, each exercise's submit panel. No lesson body and no Markdown text
 # is rendered for a learner after the first one: the body is shared, the checkpoint's texts are
 # cached (a learner's own choice order is assembled from them).
-TEMPLATES = {"login": [], "launch": [], "page": ["lesson.html"], "answer": [],
+# A checkpoint placement opens its own page (issue 24), not the whole lesson.
+TEMPLATES = {"login": [], "launch": [], "page": ["checkpoint.html"], "answer": [],
              "lesson_page": ["submissions/_panel.html", "lesson.html"]}
 
 

@@ -41,6 +41,9 @@ class ClassView:
     """Checkpoint placement id -> share of learners whose first answer was wrong."""
     histograms: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
     """Exercise placement id -> (outcome bucket, learners) of each learner's best attempt."""
+    graded: set[int] = field(default_factory=set)
+    """Checkpoint placements whose answers go to the LMS gradebook; the others are practice
+    (a lesson placed as an ungraded link): their distributions are shown apart."""
 
     def delivery(self, row: Row, placement: Placement) -> str | None:
         """The state of this learner's newest score for this placement in the LMS gradebook."""
@@ -88,7 +91,7 @@ def build(session: Session, course: Course, context: LmsContext,
     distributions = {}
     for p in placements:
         item = content.find(course, p.content_id)
-        if item is None or item.kind == "exercise":
+        if item is None or item.kind in content.EXERCISE_KINDS:
             continue
         counts = Counter(a.choice for a in attempts if a.placement_id == p.id)
         # By choice key, whatever variant or order each learner saw: the texts as written
@@ -108,7 +111,10 @@ def build(session: Session, course: Course, context: LmsContext,
     histograms = {p.id: outcome_histogram([s for r in rows for s in r.submissions.get(p.id, [])])
                   for p in placements if p.id not in checkpoint_ids
                   and any(p.id in r.submissions for r in rows)}
-    return ClassView(context, placements, rows, distributions, outbox, difficulty, histograms)
+    graded = {p.id for p in placements if p.id in checkpoint_ids and content.has_gradebook_column(
+        content.find(course, p.content_id).kind, p.lineitem_url)}  # type: ignore[union-attr]
+    return ClassView(context, placements, rows, distributions, outbox, difficulty, histograms,
+                     graded)
 
 
 def first_wrong_share(attempts: list[CheckpointAttempt]) -> float | None:

@@ -6,7 +6,6 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import cache
 from urllib.parse import urlencode
 
@@ -92,24 +91,38 @@ def _body(lesson: Lesson, action: str, names: tuple[str, ...], course: Course | 
 def lesson_fragment(lesson: Lesson, action: str, hidden: Mapping[str, str],
                     course: Course | None = None,
                     checkpoint: Checkpoint | None = None,
-                    panels: Mapping[str, Markup] | None = None) -> Markup:
+                    panels: Mapping[str, Markup] | None = None,
+                    beside: Markup | None = None, locked: bool = False) -> Markup:
     """The lesson body; ``course`` names prerequisites by title and places it in its phase;
     ``checkpoint``: the learner's own view of the lesson's checkpoint (variant, choice order);
     ``panels``: exercise id -> the learner's submit form and attempts, put under the exercise
-    (per learner, so after the cached render)."""
+    (per learner, so after the cached render); ``beside``: the learner's newest checkpoint
+    result and the lock reason, put right after the form (the answer redirects to it);
+    ``locked``: no attempt left, the form's choices and button are disabled."""
     values = dict(hidden)
     slots = tuple(panels or {})
     if not all(_SAFE.fullmatch(k) and _SAFE.fullmatch(v) for k, v in values.items()):
-        shown = lesson if checkpoint is None else replace(lesson, checkpoint=checkpoint)
-        return _with_panels(_render(shown, action, values, course, slots), panels)
+        html = _render(lesson, action, values, course, slots, _CHECKPOINT)
+        form = _form(checkpoint or lesson.checkpoint, action, values, locked)
+        return _with_panels(html.replace(_CHECKPOINT, form + str(beside or ""), 1), panels)
     names = tuple(values)
     placeholders = {name: _PLACEHOLDER.format(i) for i, name in enumerate(names)}
-    form = checkpoint_html(checkpoint or lesson.checkpoint, LessonLinks(
-        figure="", checkpoint_action=action, checkpoint_hidden=tuple(placeholders.items())))
-    html = _body(lesson, action, names, course, slots).replace(_CHECKPOINT, form, 1)
+    form = _form(checkpoint or lesson.checkpoint, action, placeholders, locked)
+    html = _body(lesson, action, names, course, slots).replace(
+        _CHECKPOINT, form + str(beside or ""), 1)
     for i, name in enumerate(names):
         html = html.replace(_PLACEHOLDER.format(i), values[name])
     return _with_panels(html, panels)
+
+
+def _form(checkpoint: Checkpoint, action: str, hidden: Mapping[str, str], locked: bool) -> str:
+    form = checkpoint_html(checkpoint, LessonLinks(
+        figure="", checkpoint_action=action, checkpoint_hidden=tuple(hidden.items())))
+    if locked:  # the server refuses an answer anyway; the page says so before one is sent
+        form = form.replace("<fieldset>", '<fieldset disabled aria-describedby="checkpoint-'
+                            'locked">', 1).replace('<button type="submit">Check answer</button>',
+                                                   "", 1)
+    return form
 
 
 def _with_panels(html: str, panels: Mapping[str, Markup] | None) -> Markup:

@@ -27,17 +27,17 @@ from lti_service.checkpoints.models import CheckpointAttempt
 from lti_service.checkpoints.service import counted
 from lti_service.core import content
 from lti_service.core.errors import ServiceError
-from lti_service.core.models import LmsContext, LmsUser, Placement, utcnow
+from lti_service.core.models import LmsContext, LmsUser, Placement, Platform, utcnow
 from lti_service.learner.models import EvidenceNote, LessonOpen, PortfolioImport
 from lti_service.learner.service.portfolio_import import (
     FORMAT,
     MAX_IMPORT_BYTES,
     MAX_IMPORT_FILES,
     ImportedView,
-    import_zip,
     imported_view,
     read_zip,
 )
+from lti_service.learner.service.portfolio_restore import import_zip
 from lti_service.submissions.models import Submission
 from lti_service.submissions.results import learner_result
 
@@ -72,7 +72,8 @@ class CheckpointRecord:
     content_id: str
     title: str
     answers: list[dict[str, Any]]
-    """Each answer: attempt, choice, correct, at (ISO 8601)."""
+    """Each answer: attempt, choice (its key), correct, label and text (as the learner saw
+    the choice), at (ISO 8601)."""
     score: float
 
 
@@ -97,6 +98,8 @@ class Portfolio:
     checkpoints: list[CheckpointRecord] = field(default_factory=list)
     exercises: list[ExerciseRecord] = field(default_factory=list)
     imported: list[ImportedView] = field(default_factory=list)
+    identity: dict[str, str] | None = None
+    """Whose work it is: the LMS issuer and the learner's subject there (import checks it)."""
     sources: dict[str, str] = field(default_factory=dict)
     """ZIP path -> text (code, output, receipt) of each exercise attempt."""
 
@@ -121,7 +124,9 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
     """Everything ``user`` did in the LMS course ``context``, in placement order."""
     placements = list(session.scalars(select(Placement).where(
         Placement.context_id == context.id).order_by(Placement.id)))
-    mine = Portfolio(learner=user.name or user.sub, course=context.title or context.context_id)
+    issuer = session.scalar(select(Platform.issuer).where(Platform.id == user.platform_id))
+    mine = Portfolio(learner=user.name or user.sub, course=context.title or context.context_id,
+                     identity={"issuer": issuer or "", "sub": user.sub})
     written = {n.lesson_id: n for n in session.scalars(select(EvidenceNote).where(
         EvidenceNote.user_id == user.id))}
     placed = placed_lessons(session, course, context)
@@ -152,6 +157,7 @@ def collect(session: Session, user: LmsUser, context: LmsContext,
             mine.checkpoints.append(CheckpointRecord(
                 p.content_id, p.title,
                 [{"attempt": a.attempt_number, "choice": a.choice, "correct": a.correct,
+                  "label": a.choice_label or "", "text": (a.choice_text or "")[:500],
                   "at": _iso(a.created_at)} for a in tried],
                 counted(tried, p.counting)))
         by_exercise: dict[str, list[Any]] = {}
@@ -208,7 +214,7 @@ def _exercise(p: Placement, exercise_id: str, rows: list[Any], course: Course,
 
 def index_of(mine: Portfolio, *, tool_url: str) -> dict[str, Any]:
     return {"format": FORMAT, "learner": mine.learner, "course": mine.course,
-            "tool": tool_url,
+            "tool": tool_url, "identity": mine.identity,
             "notes": [{"lesson_id": n.lesson_id, "title": n.title, "updated_at": n.updated_at,
                        "file": f"notes/{n.lesson_id}.md"} for n in mine.notes if n.text.strip()],
             "lessons_opened": [asdict(o) for o in mine.opened],

@@ -23,10 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
-from sqlalchemy.orm import Session
 
 from lti_service.core.errors import ServiceError
-from lti_service.core.models import LmsUser
 from lti_service.learner.models import PortfolioImport
 
 FORMAT = "jax-pathways-portfolio/1"
@@ -114,6 +112,8 @@ class OpenedSchema(_Part):
 class AnswerSchema(_Part):
     attempt = fields.Integer(strict=True, required=True, validate=validate.Range(min=1, max=1000))
     choice = _text(50, required=True)
+    label = _text(4, load_default="")
+    text = _text(500, load_default="")
     correct = _Bool(required=True)
     at = _When(allow_none=True, load_default=None)
 
@@ -145,11 +145,18 @@ class ExerciseSchema(_Part):
                           load_default="exercise")
 
 
+class IdentitySchema(_Part):
+    issuer = _text(1000, required=True)
+    sub = _text(MAX_NAME_CHARS, required=True)
+
+
 class IndexSchema(_Part):
     """The whole of ``index.json`` (``portfolio.index_of`` writes it)."""
 
     format = fields.String(required=True, validate=validate.Equal(FORMAT))
     learner = _text(MAX_NAME_CHARS, load_default="")
+    identity = fields.Nested(IdentitySchema, allow_none=True, load_default=None)
+    """Whose export it is (LMS issuer, subject); None: exported before it was written."""
     course = _text(500, load_default="")
     tool = _text(1000, load_default="")
     notes = _list(fields.Nested(NoteSchema), MAX_RECORDS, load_default=list)
@@ -291,16 +298,6 @@ def read_zip(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
     return index, files
 
 
-def import_zip(session: Session, user: LmsUser, data: bytes) -> PortfolioImport:
-    """Store a checked export as the learner's imported work (nothing is stored on an error)."""
-    index, files = read_zip(data)
-    row = PortfolioImport(user_id=user.id, manifest=index, files=files,
-                          source=f"{index['course']} ({index['tool']})"[:500])
-    session.add(row)
-    session.flush()
-    return row
-
-
 @dataclass(frozen=True)
 class ImportedView:
     """An imported record as My learning shows it: the manifest as the schema loads it now."""
@@ -310,13 +307,29 @@ class ImportedView:
     manifest: dict[str, Any] = field(default_factory=dict)
     files: int = 0
     readable: bool = True
+    id: int = 0
+    identity: str = ""
+    """Empty: the learner's own export; else the label saying whose it may be."""
+    names: tuple[str, ...] = ()
+    """The paths of its files (code, outputs, receipts, notes), each viewable."""
 
 
 def imported_view(row: PortfolioImport) -> ImportedView:
     """Never raises: a stored manifest that does not load is shown as unreadable."""
+    source, identity = str(row.source or "")[:500], str(row.identity or "")[:500]
     try:
         manifest = load_index(row.manifest)
     except (ServiceError, TypeError, ValueError, RecursionError):
-        return ImportedView(str(row.source or "")[:500], row.imported_at, readable=False)
+        return ImportedView(source, row.imported_at, readable=False, id=row.id,
+                            identity=identity)
     files = row.files if isinstance(row.files, dict) else {}
-    return ImportedView(str(row.source or "")[:500], row.imported_at, manifest, len(files))
+    return ImportedView(source, row.imported_at, manifest, len(files), id=row.id,
+                        identity=identity,
+                        names=tuple(sorted(str(n) for n in files)[:MAX_IMPORT_FILES]))
+
+
+def imported_file(row: PortfolioImport, name: str) -> str | None:
+    """The text of one file of an imported record (None: it has no such file)."""
+    files = row.files if isinstance(row.files, dict) else {}
+    text = files.get(name)
+    return text if isinstance(text, str) else None
