@@ -61,7 +61,8 @@ def test_every_route_answers_with_the_policy_and_nosniff(app: Flask, client: Fla
         blueprint = rule.endpoint.split(".", 1)[0]
         pid, token = placement.get(blueprint, (lesson, lesson_token))
         values = {"placement_id": pid, "exercise_id": EXERCISE, "submission_id": "no-such-id",
-                  "filename": "auto_submit.js", "import_id": "999", "name": "main.py"}
+                  "filename": "auto_submit.js", "import_id": "999", "name": "main.py",
+                  "learner": f"{pid}.1", "run_id": "no-such-id"}
         with app.test_request_context():
             url = url_for(rule.endpoint, **{name: values[name] for name in rule.arguments})
         answer = client.get(url, query_string={"lt": token},
@@ -73,7 +74,8 @@ def test_every_route_answers_with_the_policy_and_nosniff(app: Flask, client: Fla
         answer.close()
         seen.add(rule.endpoint)
     assert {"learner.lesson", "learner.my_learning", "submissions.exercise_page",
-            "instructor.picker", "instructor.class_view", "lti.jwks", "static"} <= seen
+            "instructor.picker", "instructor.class_view", "instructor.desk_view",
+            "instructor.desk_learner", "submissions.run_status", "lti.jwks", "static"} <= seen
     # Errors carry them too: no launch (401), an unknown page (404).
     _assert_headers(client.get("/learn/1"), platform, "401")
     _assert_headers(client.get("/no/such/page"), platform, "404")
