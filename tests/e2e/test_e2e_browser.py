@@ -162,7 +162,7 @@ def test_learner_flow_inside_the_lms_iframe(local_stack, open_browser, shoot, tm
     # The exercise: upload main.py, the grader runs it, the page shows the graded attempt.
     frame = launch(page, local_stack, EXERCISE, "alice")
     frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
-    frame.locator("#submit button[type=submit]").click()
+    frame.get_by_role("button", name="Submit for grading").click()
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     points = exercise_points()
     assert f"{points:g} / {points:g}" in frame.locator("article.attempt").first.inner_text()
@@ -183,7 +183,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     page = open_browser(third_party_cookies=True).new_page()
     frame = launch(page, local_stack, EXERCISE, "alice")
     frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
-    frame.locator("#submit button[type=submit]").click()
+    frame.get_by_role("button", name="Submit for grading").click()
     frame.locator("article.attempt").first.wait_for()
 
     bob = open_browser(third_party_cookies=True).new_page()
@@ -271,7 +271,7 @@ def test_score_pending_while_the_lms_is_down_arrives_when_it_is_back(
     with pytest.raises(requests.ConnectionError):
         requests.get(local_stack.lms_url + "/", timeout=5)
     frame.locator("input[name='main_py']").set_input_files(str(solution_file(tmp_path, frame)))
-    frame.locator("#submit button[type=submit]").click()
+    frame.get_by_role("button", name="Submit for grading").click()
     # Graded by the tool while the LMS is away: the score waits in the outbox.
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     # The consumer tried to post it and the LMS was not there (its log says so, by row id only).
@@ -300,7 +300,7 @@ def test_project_model_py_is_graded_by_hidden_stage_checks(local_stack, open_bro
     frame = launch(page, local_stack, PROJECT, "alice")
     assert "TODO 1 (masked_count" in frame.locator("#source").input_value()  # the starter
     frame.locator("input[name='main_py']").set_input_files(str(model))
-    frame.locator("#submit button[type=submit]").click()
+    frame.get_by_role("button", name="Submit for grading").click()
     frame.locator("article.attempt[data-status='graded']").wait_for(timeout=120_000)
     points = exercise_points(PROJECT)
     graded = frame.locator("article.attempt").first.inner_text()
