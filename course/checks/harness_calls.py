@@ -44,11 +44,17 @@ def jax_tools() -> dict:
     rebinds them does not change what the harness calls or reports."""
     import jax
     import jax.numpy as jnp
-    from jax._src.interpreters import partial_eval
+
+    try:  # internal: without it the traces keep their dead code (unused calls count)
+        from jax._src.interpreters.partial_eval import dce_jaxpr
+    except ImportError:  # pragma: no cover - a JAX that moved it
+
+        def dce_jaxpr(jaxpr: object, used: list) -> tuple:
+            return jaxpr, used
 
     return {"jit": jax.jit, "Array": jax.Array, "make_jaxpr": jax.make_jaxpr, "jax": jax,
             "jnp": jnp, "callback": jax.debug.callback, "barrier": jax.effects_barrier,
-            "dce": partial_eval.dce_jaxpr}
+            "dce": dce_jaxpr}
 
 
 def arguments(call: dict) -> list:
