@@ -16,6 +16,8 @@ from typing import Any
 MAX_TARGETS = 16
 MAX_PRIMITIVES = 64
 MAX_TEXT = 2000
+MAX_OUTPUTS = 16
+MAX_DEVICES = 8
 
 
 class FactsError(ValueError):
@@ -39,8 +41,10 @@ class JaxprFacts:
 
     eqns: int = 0
     primitives: dict[str, int] = field(default_factory=dict)
-    """name -> how many equations use it."""
+    """name -> how many equations use it (dead code removed: unused calls are not here)."""
     error: str = ""
+    typed: dict[str, int] = field(default_factory=dict)
+    """``mul(int32,int32)->int32`` -> how many: the dtypes arithmetic ran in."""
 
     def has(self, *prefixes: str) -> bool:
         """Some primitive's name starts with one of ``prefixes``."""
@@ -48,10 +52,25 @@ class JaxprFacts:
 
 
 @dataclass(frozen=True)
+class OutputFacts:
+    """One returned value: ready when the function returned (None: not a jax.Array),
+    committed to a device, on which devices (``cpu:0``)."""
+
+    ready: bool | None = None
+    committed: bool | None = None
+    devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CallFacts:
     seconds: float | None = None
     """The call's wall time, outputs blocked, measured by the harness's own clock."""
     jaxpr: JaxprFacts | None = None
+    outputs: tuple[OutputFacts, ...] = ()
+    pending: float | None = None
+    """Seconds the arguments took to become ready after the call started (None: ready)."""
+    counted: tuple[int, int] | None = None
+    """(traces of the functions the call jitted, runs of its jax.debug.callbacks)."""
 
 
 @dataclass(frozen=True)
@@ -83,9 +102,54 @@ def _jaxpr(raw: Any) -> JaxprFacts | None:
     names = raw.get("primitives")
     if not isinstance(names, dict) or len(names) > MAX_PRIMITIVES:
         raise FactsError(f"the primitives are not a mapping of at most {MAX_PRIMITIVES}")
+    typed = raw.get("typed") or {}
+    if not isinstance(typed, dict) or len(typed) > MAX_PRIMITIVES:
+        raise FactsError(f"the typed operations are not a mapping of at most {MAX_PRIMITIVES}")
     return JaxprFacts(_int(raw.get("eqns"), "the equation count", high=10**6),
                       {_text(n, "a primitive", 64): _int(c, "a primitive's count", high=10**6)
-                       for n, c in names.items()})
+                       for n, c in names.items()},
+                      typed={_text(n, "a typed operation", 120): _int(c, "its count", high=10**6)
+                             for n, c in typed.items()})
+
+
+def _seconds(value: Any, what: str) -> float | None:
+    if value is not None and (not isinstance(value, float | int) or isinstance(value, bool)
+                              or not math.isfinite(value) or not 0 <= value < 1e6):
+        raise FactsError(f"{what} are not a finite duration")
+    return None if value is None else float(value)
+
+
+def _flag(value: Any, what: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise FactsError(f"{what} is not true, false or null")
+    return value
+
+
+def _outputs(raw: Any) -> tuple[OutputFacts, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > MAX_OUTPUTS:
+        raise FactsError(f"the output facts are not a list of at most {MAX_OUTPUTS}")
+    found = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise FactsError("an output's facts are not a mapping")
+        devices = item.get("devices") or []
+        if not isinstance(devices, list) or len(devices) > MAX_DEVICES:
+            raise FactsError(f"an output's devices are not a list of at most {MAX_DEVICES}")
+        found.append(OutputFacts(_flag(item.get("ready"), "an output's readiness"),
+                                 _flag(item.get("committed"), "an output's commitment"),
+                                 tuple(_text(d, "a device", 64) for d in devices)))
+    return tuple(found)
+
+
+def _counted(raw: Any) -> tuple[int, int] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise FactsError("the counts are not a mapping")
+    return (_int(raw.get("traces"), "the trace count", high=10**6),
+            _int(raw.get("callbacks"), "the callback count", high=10**6))
 
 
 def call_facts(raw: Any) -> CallFacts:
@@ -93,11 +157,10 @@ def call_facts(raw: Any) -> CallFacts:
         return CallFacts()
     if not isinstance(raw, dict):
         raise FactsError("a call's facts are not a mapping")
-    seconds = raw.get("seconds")
-    if seconds is not None and (not isinstance(seconds, float | int) or isinstance(seconds, bool)
-                                or not math.isfinite(seconds) or not 0 <= seconds < 1e6):
-        raise FactsError("a call's seconds are not a finite duration")
-    return CallFacts(None if seconds is None else float(seconds), _jaxpr(raw.get("jaxpr")))
+    return CallFacts(_seconds(raw.get("seconds"), "a call's seconds"), _jaxpr(raw.get("jaxpr")),
+                     _outputs(raw.get("outputs")), _seconds(raw.get("pending"),
+                                                            "a call's pending seconds"),
+                     _counted(raw.get("counted")))
 
 
 def report_facts(raw: dict[str, Any]) -> ReportFacts:

@@ -1,9 +1,10 @@
 """``course check``'s exercise items: the reference at full marks, and every cheat below.
 
 Each is graded through ``course.checks.grading`` (the grader's algorithm), with the programs
-run here as subprocesses instead of in the sandbox. A function exercise's cheats: the starter,
-``hardcoded`` (the reference's outputs on the example typed in), ``variant`` (another variant's
-reference) and the author's ``counterexamples/*.py``, each under the score it declares.
+run here as subprocesses instead of in the sandbox. A function exercise's cheats: the starter
+(which must score 0, every check titled in plain words), ``hardcoded`` (the reference's
+outputs on the example typed in), ``variant`` (another variant's reference) and the author's
+``counterexamples/*.py``, each under the score it declares.
 """
 
 from __future__ import annotations
@@ -206,12 +207,21 @@ def check_starter(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float)
         return False, (f"main.py + starter.py stopped at {error.describe()}, a line without "
                        "a TODO: the starter must fail only where the learner has work to do"
                        ), run.seconds
-    if got >= exercise.max_points:
-        return False, (f"the unchanged starter already scores full marks ({got:g}/"
-                       f"{exercise.max_points:g}): its checks do not test the exercise"
-                       ), run.seconds
+    if got > 0:
+        earning = "; ".join(f"{o.name} ({o.points:g})" for o in outcomes if o.points > 0)
+        return False, (f"the unchanged starter scores {got:g}/{exercise.max_points:g}, not 0: "
+                       f"a check it passes must earn nothing (earned: {earning})"), run.seconds
+    unnamed = [o.name for o in outcomes if not o.visible or not learner_facing(o.name)]
+    if unnamed:
+        return False, ("every check needs a visible title in plain words (no backticks or "
+                       f"Markdown): {'; '.join(unnamed)}"), run.seconds
     stopped = f"stops at line {error.line} (TODO)" if error else "runs"
-    return True, f"{stopped}, scores {got:g}/{exercise.max_points:g}", run.seconds
+    return True, f"{stopped}, scores 0/{exercise.max_points:g}", run.seconds
+
+
+def learner_facing(title: str) -> bool:
+    """A check's title as a learner reads it: words, no Markdown the page would show raw."""
+    return bool(title.strip()) and not any(mark in title for mark in ("`", "**", "__"))
 
 
 # --- counterexamples ------------------------------------------------------------------------

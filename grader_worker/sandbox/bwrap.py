@@ -142,6 +142,9 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
                 "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
     cmd += ["--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
+    calls_module = harness.with_name("harness_calls.py")  # harness.py loads it by path
+    if calls_module.is_file():
+        cmd += ["--ro-bind", str(calls_module), f"{GRADER}/harness_calls.py"]
     if calls_fd is not None:
         cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
     if zygote is not None:

@@ -45,6 +45,22 @@ CASES = {
                                    "matches the reference"),
     "project: own jit": ("project.transforms-fit", "no-jit",
                          "compiled once per distinct signature"),
+    "host round trip (does not trace)": ("arrays-01.exercise.edit-on-host", "at-update",
+                                         "edits a NumPy copy on the host"),
+    "placement read from the result": ("arrays-01.exercise.explicit-placement",
+                                       "no-placement", "committed to cpu:0"),
+    "blocking seen on a pending input": ("arrays-01.exercise.blocked-timer", "unblocked",
+                                         "waits until its results are ready"),
+    "dtype of the product": ("arrays-02.exercise.weak-int-overflow", "float-product",
+                             "computes its product in int32"),
+    "traces and callbacks counted": ("arrays-03.exercise.count-traces", "runs-by-formula",
+                                     "reports the traces and runs it observed"),
+    "element-wise select": ("transforms-04.exercise.huber-where", "mask-blend",
+                            "chooses element by element"),
+    "one pass of value_and_grad": ("transforms-02.exercise.mse-value-and-grad",
+                                   "no-value-and-grad", "in one pass"),
+    "hand gradient of a drawn function": ("transforms-02.exercise.directional-check",
+                                          "hand-gradient", "matches the reference"),
 }
 
 
