@@ -48,7 +48,6 @@ def provenance() -> dict[str, object]:
         "python": platform.python_version(),
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
-        "optax": optax.__version__,
         "backend": jax.default_backend(),
         "device_count": jax.device_count(),
         "source_sha256": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
@@ -82,6 +81,7 @@ def main() -> None:
             for path, leaf in jax.tree_util.tree_leaves_with_path(params)]
     state = optax.adam(1e-3).init(params)
     data = {"sizes": list(SIZES), "params": rows, "total": sum(r["size"] for r in rows),
+            "optimizer": "optax.adam",
             "adam_leaves": len(jax.tree.leaves(state)),
             "adam_total": int(sum(x.size for x in jax.tree.leaves(state)))}
     record = {"schema": 1, "data": data, "provenance": provenance()}

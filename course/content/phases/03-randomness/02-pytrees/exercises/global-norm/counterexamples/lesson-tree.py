@@ -1,4 +1,4 @@
-# max-score: 3
+# max-score: 4
 # why: the sum written for the lesson's tree (a, b and c once each): wrong for the grader's trees
 def global_norm(a, b, c):
     jax.tree.leaves(build_tree(a, b, c))

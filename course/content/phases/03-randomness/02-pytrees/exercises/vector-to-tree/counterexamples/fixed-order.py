@@ -1,4 +1,4 @@
-# max-score: 3
+# max-score: 4
 # why: cut in the order a, b, c of the lesson's tree (treedef computed, unused): wrong for the grader's trees
 def from_vector(v, a, b, c):
     jax.tree.flatten(build_tree(a, b, c))
