@@ -20,7 +20,7 @@ import numpy as np
 import optax
 
 BATCH = 32
-LR = 0.01
+LR = 0.03
 optimizer = optax.adam(LR)
 
 

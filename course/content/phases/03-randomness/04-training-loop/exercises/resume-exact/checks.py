@@ -27,8 +27,11 @@ def _problem(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, np.n
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
-    x, y = _problem(np.random.default_rng(4), 24, 2)
+    fixed = np.random.default_rng(4)
+    x, y = _problem(fixed, 24, 2)
     found = [Call(f"the lesson's problem, stop {s}", (0, x, y, s)) for s in STOPS]
+    x, y = _problem(fixed, 13, 3)
+    found += [Call(f"a partial last batch, stop {s}", (9, x, y, s)) for s in STOPS]
     for i in range(2):
         seed, (x, y) = int(rng.integers(0, 2**31 - 1)), _problem(rng, int(rng.integers(8, 40)),
                                                                   int(rng.integers(1, 4)))
