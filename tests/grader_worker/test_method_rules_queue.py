@@ -52,8 +52,8 @@ PHASE_03 = {
                                                 "python-loop", "one batched program"),
     "optax state carried (Adam restarted each step)": ("randomness-03.exercise.adam-steps",
                                                        "fresh-state", "matches the reference"),
-    "project: a parameter pytree the grader chooses": ("project.train-from-scratch",
-                                                       "fixed-layout", "runs on every hidden input"),
+    "project: a parameter pytree the grader chooses": (
+        "project.train-from-scratch", "fixed-layout", "runs on every hidden input"),
     "project: resumed run equals the straight one": ("project.train-from-scratch",
                                                      "partial-checkpoint",
                                                      "equals the straight run"),
