@@ -91,12 +91,13 @@ def _problem(label: str, seed: int, hidden: int, n: int, rng: np.random.Generato
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    """Three problems, three compilations of train_step: about 12 s of CPU for the whole
+    hidden run (measured), inside the sandbox's default 20 s CPU and 30 s wall on an idle core."""
     fixed = np.random.default_rng(7)
     found = _problem("the project's model (seed 0, 16 hidden)", 0, 16, 96, fixed, "edge")
     found += _problem("a narrow model, exactly two batches", 5, 4, 64, fixed, "edge")
-    for i in range(2):
-        found += _problem(f"hidden problem {i}", int(rng.integers(0, 2**31 - 1)),
-                          int(rng.integers(5, 24)), int(rng.integers(64, 120)), rng, "random")
+    found += _problem("a hidden problem", int(rng.integers(0, 2**31 - 1)),
+                      int(rng.integers(5, 24)), int(rng.integers(64, 120)), rng, "random")
     return found
 
 
