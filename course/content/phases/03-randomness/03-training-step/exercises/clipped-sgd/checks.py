@@ -52,8 +52,7 @@ def _problem(rng: np.random.Generator, examples: int, features: int,
 def _edges() -> dict[str, tuple[np.ndarray, ...]]:
     fixed = np.random.default_rng(3)
     return {"the lesson's shapes (1 -> 16 -> 1, 64 examples)": _problem(fixed, 64, 1, 16),
-            "one example": _problem(fixed, 1, 2, 4),
-            "three features, wide hidden layer": _problem(fixed, 8, 3, 32)}
+            "one example, three features": _problem(fixed, 1, 3, 4)}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
@@ -64,4 +63,4 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
             *(Call(f"random draw {i}", _problem(rng, int(rng.integers(2, 40)),
                                                 int(rng.integers(1, 4)),
                                                 int(rng.integers(2, 12))), "random")
-              for i in range(3))]
+              for i in range(2))]
