@@ -87,7 +87,7 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     ``workdir`` None (cold runs): /home/learner is a tmpfs of ``disk_bytes`` holding main.py
     copied from ``main_fd``; else the host ``workdir`` is bound there (the warm runner's home).
     ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
-    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy).
+    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy, optax).
     ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
     """
     view = site_view.probe(python, site_packages(platform, packages))
