@@ -61,6 +61,9 @@ class GradingTarget:
     """The declared variant parameters; None: unknown (a bare checks path), not validated."""
     checks_hash: str = ""
     course_version: str = ""
+    devices: int = 1
+    """Logical CPU devices the exercise declares (``course.devices``): every run of this job,
+    the reference's too, gets them, with limits sized for them (``Limits.for_devices``)."""
 
 
 ChecksResolver = Callable[[str], "Path | GradingTarget"]
@@ -100,9 +103,13 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         info = runner.info()
         result.environment = Environment(info.python, info.jax, runner.config.platform,
                                          info.device_count, socket.gethostname(), worker)
-        limits = Limits.from_job(job.limits, ceiling)
         found = checks_for(job.exercise_id)
         target = found if isinstance(found, GradingTarget) else GradingTarget(found)
+        devices = target.devices
+        # the job's ask clipped to the one-device ceiling, then sized for the devices
+        limits = Limits.from_job(job.limits, ceiling).for_devices(devices)
+        if devices > 1:  # the count this job's runs were given, not the probe's
+            result.environment.device_count = devices
         suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
         result.course_version, result.checks_hash = target.course_version, target.checks_hash
@@ -118,9 +125,9 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
-                           _reference_runner(runner, limits))
+                           _reference_runner(runner, limits, devices))
         start = time.monotonic()
-        run = runner.run(job.source, suite.names, limits, prepared.calls)
+        run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
         _interpret(run, limits, suite, result, prepared, job.source)
@@ -137,12 +144,12 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     return _finish(result, picked)
 
 
-def _reference_runner(runner: SandboxRunner, limits: Limits) -> Callable[[str, bytes],
-                                                                          CapturedValues]:
+def _reference_runner(runner: SandboxRunner, limits: Limits, devices: int = 1,
+                      ) -> Callable[[str, bytes], CapturedValues]:
     """The reference runs sandboxed like a submission (``course.checks.grading.prepare``)."""
 
     def run_reference(code: str, calls: bytes) -> CapturedValues:
-        run = runner.run(code, (), limits, calls)
+        run = runner.run(code, (), limits, calls, devices)
         try:
             return read_values(run.values, max_bytes=limits.values_bytes)
         except ValuesError as exc:
