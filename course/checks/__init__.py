@@ -28,6 +28,7 @@ from course.checks.functions import (
     no_item_assignment,
     uses_at_update,
 )
+from course.checks.partition import collectives, sharded_as
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
     BudgetExceeded,
@@ -43,6 +44,8 @@ from course.checks.values import (
 HARNESS_PATH = Path(__file__).with_name("harness.py")
 
 __all__ = [
+    "collectives",
+    "sharded_as",
     "HARNESS_PATH",
     "BudgetExceeded",
     "Call",

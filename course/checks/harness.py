@@ -262,6 +262,51 @@ def _timed(function: object, args: list) -> tuple[object, float]:
     return value, _CLOCK() - start
 
 
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute",
+               "all-to-all")
+MAX_HLO_CHARS = 4_000_000
+
+
+def _shardings(value: object) -> list:
+    """Each output's sharding: its mesh axes per dimension (a NamedSharding's spec), how many
+    devices hold a piece, and whether every device holds all of it."""
+    found = []
+    for item in (value if isinstance(value, tuple | list) else (value,))[:MAX_OUTPUTS]:
+        sharding = getattr(item, "sharding", None)
+        if sharding is None:
+            found.append(None)
+            continue
+        spec = getattr(sharding, "spec", None)  # "data;;model+x": dims by ";", axes by "+"
+        axes = None if spec is None else ";".join(
+            "" if entry is None else "+".join(str(a)[:40] for a in (
+                entry if isinstance(entry, tuple) else (entry,))[:8])
+            for entry in tuple(spec)[:16])
+        found.append({"axes": axes, "devices": len(sharding.device_set),
+                      "replicated": bool(sharding.is_fully_replicated)})
+    return found
+
+
+def _partition_facts(function: object, args: list, tools: dict) -> dict:
+    """The collectives XLA's partitioner put in the compiled program of one call: the
+    learner's own jitted function as they declared it, else jax.jit of the function."""
+    try:
+        lower = getattr(function, "lower", None)
+        lowered = lower(*args) if callable(lower) else tools["jit"](function).lower(*args)
+        text = lowered.compile().as_text()[:MAX_HLO_CHARS]
+    except BaseException as exc:  # noqa: BLE001 - a program that does not compile is a fact
+        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
+    counts = dict.fromkeys(COLLECTIVES, 0)
+    for line in text.splitlines():
+        _, equals, rest = line.partition(" = ")
+        if not equals:
+            continue
+        op = rest.split("(", 1)[0].rsplit(" ", 1)[-1]
+        for name in COLLECTIVES:
+            if op in (name, f"{name}-start"):
+                counts[name] += 1
+    return {"collectives": counts, "devices": int(tools["jax"].device_count())}
+
+
 def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
     """Rebind each name to the function the trusted side drew for this grading."""
     for name, source in sources.items():
@@ -271,13 +316,15 @@ def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
 
 
 def _call(function: object, call: dict, body: _Body, tools: dict, program: str,
-          lines: list[str]) -> dict:
+          lines: list[str], partition: bool = False) -> dict:
     result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None, "facts": {}}
     args = _arguments(call)
     try:
         if not callable(function):
             raise NameError(f"the program defines no function `{call.get('function')}`")
         value, result["facts"]["seconds"] = _timed(function, args)
+        if partition:
+            result["facts"]["shardings"] = _shardings(value)
         result["outputs"], result["tuple"] = _outputs(value, body, tools)
     except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
         result["error"] = _describe_error(exc, program, lines)
@@ -320,8 +367,8 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
             if callable(getattr(target, "clear_cache", None)):
                 target.clear_cache()  # no trace of the program's own (a substitute is new)
     report["results"] = [_call(namespace.get(name), dict(call, function=name), body, tools,
-                               program, lines) for name, call in zip(names, spec["calls"],
-                                                                     strict=True)]
+                               program, lines, bool(spec.get("partition")))
+                          for name, call in zip(names, spec["calls"], strict=True)]
     for name in counted:
         size = getattr(namespace.get(name), "_cache_size", None)
         if spec.get("cache") and callable(size):
@@ -333,6 +380,8 @@ def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
         function = namespace.get(name)
         if spec.get("jaxpr") and callable(function):
             result["facts"]["jaxpr"] = _jaxpr_facts(function, _arguments(call), tools)
+        if spec.get("partition") and callable(function):
+            result["facts"]["partition"] = _partition_facts(function, _arguments(call), tools)
         if spec.get("jit"):
             result["jit"] = _jit_call(function, call, spec, body, tools, program, lines)
     return report
