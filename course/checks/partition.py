@@ -62,13 +62,18 @@ def sharded_as(why: str, axes: Axes | Callable[[dict], Axes], *, devices: int = 
                  subject=function)
 
 
-def collectives(why: str, *, require: Sequence[str] = (), forbid: Sequence[str] = (),
-                devices: int = 8, function: str = "", points: float = 1.0,
-                title: str = "") -> Rule:
+Names = Sequence[str] | Callable[[dict], Sequence[str]]
+
+
+def collectives(why: str, *, require: Names = (), forbid: Names = (), devices: int = 8,
+                function: str = "", points: float = 1.0, title: str = "") -> Rule:
     """Every hidden call's compiled program ran on ``devices`` devices and holds at least one
-    of each ``require``d collective and none of the ``forbid``den ones."""
+    of each ``require``d collective and none of the ``forbid``den ones (each a list, or a
+    function of the variant's params giving one)."""
 
     def judge(v: Values, spec: FunctionExercise) -> str | None:
+        required = require(v.params) if callable(require) else require
+        forbidden = forbid(v.params) if callable(forbid) else forbid
         for call, result in _pairs(v, function or spec.function):
             facts = result.facts.partition
             if facts is None:
@@ -77,19 +82,21 @@ def collectives(why: str, *, require: Sequence[str] = (), forbid: Sequence[str] 
                 return f"on {call.label} it does not compile under jax.jit ({facts.error[:200]})"
             if facts.devices != devices:
                 return f"on {call.label} the run had {facts.devices} devices, not {devices}"
-            for name in require:
+            for name in required:
                 if not facts.collectives.get(name):
                     return (f"on {call.label} its compiled program holds no {name}: the work "
                             "was not split across the devices the way the exercise asks")
-            for name in forbid:
+            for name in forbidden:
                 if facts.collectives.get(name):
                     return (f"on {call.label} its compiled program holds "
                             f"{facts.collectives[name]} {name}(s): data moves between devices "
                             "where the exercise's layout needs none")
         return None
 
-    needed = ", ".join(require) or "no collective"
-    default = f"its compiled program holds {needed}" + (
-        f" and no {', '.join(forbid)}" if forbid and require else "")
+    if callable(require) or callable(forbid):
+        default = "its compiled program holds the collectives its layout needs, and no other"
+    else:
+        default = f"its compiled program holds {', '.join(require) or 'no collective'}" + (
+            f" and no {', '.join(forbid)}" if forbid and require else "")
     return _rule(title or default, f"Partition it: {why}.", judge, points,
                  needs=frozenset({"partition"}), subject=function)
