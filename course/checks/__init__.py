@@ -28,7 +28,7 @@ from course.checks.functions import (
     no_item_assignment,
     uses_at_update,
 )
-from course.checks.partition import collectives, sharded_as
+from course.checks.partition import collectives, per_device, sharded_as
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
     BudgetExceeded,
@@ -45,6 +45,7 @@ HARNESS_PATH = Path(__file__).with_name("harness.py")
 
 __all__ = [
     "collectives",
+    "per_device",
     "sharded_as",
     "HARNESS_PATH",
     "BudgetExceeded",

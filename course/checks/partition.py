@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from course.checks.api import Values
-from course.checks.behaviour import _pairs, _rule
+from course.checks.behaviour import _pairs, _rule, _traces
 from course.checks.functions import FunctionExercise, Rule
 
 Axes = tuple[Any, ...]
@@ -100,3 +100,25 @@ def collectives(why: str, *, require: Names = (), forbid: Names = (), devices: i
             f" and no {', '.join(forbid)}" if forbid and require else "")
     return _rule(title or default, f"Partition it: {why}.", judge, points,
                  needs=frozenset({"partition"}), subject=function)
+
+
+def per_device(why: str, *, collective: str = "psum", function: str = "",
+               points: float = 1.0) -> Rule:
+    """The function is a per-device program: its trace holds a ``shard_map`` and, inside, the
+    ``collective`` primitive (pmean traces to a psum) the learner wrote between devices."""
+
+    def judge(v: Values, spec: FunctionExercise) -> str | None:
+        traces, problem = _traces(v, function or spec.function)
+        if problem:
+            return problem
+        for call, facts in traces:
+            if not facts.has("shard_map"):
+                return (f"on {call.label} its traced program holds no shard_map: the "
+                        "per-device program was not written")
+            if not facts.has(collective):
+                return (f"on {call.label} its shard_map holds no {collective}: the devices' "
+                        "results are never combined by a collective you wrote")
+        return None
+
+    return _rule(f"is a shard_map whose devices combine results with {collective}",
+                 f"Write the per-device program: {why}.", judge, points, subject=function)
