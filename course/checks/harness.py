@@ -300,9 +300,8 @@ def _partition_facts(function: object, args: list, tools: dict) -> dict:
         _, equals, rest = line.partition(" = ")
         if not equals:
             continue
-        op = rest.split("(", 1)[0].rsplit(" ", 1)[-1]
-        for name in COLLECTIVES:
-            if op in (name, f"{name}-start"):
+        for name in COLLECTIVES:  # "(f32[8,4], f32[]) all-reduce(%a, %b)": the op, not "%all-"
+            if f" {name}(" in rest or f" {name}-start(" in rest:
                 counts[name] += 1
     return {"collectives": counts, "devices": int(tools["jax"].device_count())}
 

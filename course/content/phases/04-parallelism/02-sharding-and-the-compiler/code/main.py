@@ -30,9 +30,10 @@ COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute
 def collectives(f, *args):
     """How many of each collective the compiled program of jax.jit(f) holds."""
     text = jax.jit(f).lower(*args).compile().as_text()
-    ops = [line.split(" = ", 1)[1].split("(", 1)[0].rsplit(" ", 1)[-1]
-           for line in text.splitlines() if " = " in line]
-    return {c: n for c in COLLECTIVES if (n := sum(op in (c, c + "-start") for op in ops))}
+    rights = [line.split(" = ", 1)[1] for line in text.splitlines() if " = " in line]
+    # "%y = f32[16,8] all-reduce(%x), ...": the op's name, then "(" (an operand is "%all-...")
+    return {c: n for c in COLLECTIVES
+            if (n := sum(f" {c}(" in r or f" {c}-start(" in r for r in rights))}
 
 
 print("x @ w, rows split:", collectives(lambda x, w: x @ w, x, w))

@@ -2,10 +2,10 @@
 # all-reduce (then a division), all_gather an all-gather, ppermute a collective-permute.
 def collectives(f, *args):
     text = jax.jit(f).lower(*args).compile().as_text()
-    ops = [line.split(" = ", 1)[1].split("(", 1)[0].rsplit(" ", 1)[-1]
-           for line in text.splitlines() if " = " in line]
+    rights = [line.split(" = ", 1)[1] for line in text.splitlines() if " = " in line]
     names = ("all-reduce", "all-gather", "collective-permute")
-    return {c: n for c in names if (n := sum(op in (c, c + "-start") for op in ops))}
+    return {c: n for c in names if (n := sum(f" {c}(" in r or f" {c}-start(" in r
+                                             for r in rights))}
 
 
 found = {
