@@ -73,3 +73,33 @@ def test_limits_are_sized_for_the_devices_and_still_bounded() -> None:
     # a job asking for more than the ceiling is clipped before the devices' share is added
     asked = Limits.from_job({"memory_mb": 10**6}, base).for_devices(8)
     assert asked.memory_mb == eight.memory_mb
+
+
+def test_a_phase_04_exercise_is_graded_on_its_devices_through_the_course(
+        runner: SandboxRunner) -> None:
+    """The worker's course resolver reads the exercise's declared devices: the reference of
+    parallel-01's spread scores full marks with its layout read from the sandboxed run, and
+    an answer that never splits the array loses the layout's points."""
+    import time
+
+    from course import load_course, submission_for
+    from grader_worker.worker import course_checks_resolver
+    from grading_contract.job import Job
+
+    lesson, exercise = load_course().exercise("parallel-01.exercise.spread")
+    assert exercise.devices == 8
+    resolve = course_checks_resolver(None)
+
+    def graded(code: str) -> GradingResult:
+        source = submission_for(lesson, exercise, code)
+        return grade(Job("sub-1", 1, exercise.id, source, time.time(), {}, {"dim": 1}),
+                     runner=runner, checks_for=resolve)
+
+    full = graded(exercise.for_variant({"dim": 1}).solution_code)
+    assert (full.outcome, full.score) == ("graded", exercise.max_points), (full.feedback,
+                                                                            full.stderr)
+    assert full.environment.device_count == 8
+    unsplit = graded("def spread(x):\n    return x\n")
+    assert unsplit.outcome == "graded" and unsplit.score == exercise.max_points - 2
+    failed = [c.name for c in unsplit.checks if c.status != "passed"]
+    assert failed == ["`spread` returns output 0 with the asked layout"], failed
