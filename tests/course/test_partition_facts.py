@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from course.checks.facts import FactsError, call_facts
 from course.checks import HARNESS_PATH
+from course.checks.facts import FactsError, call_facts
 from course.checks.partition import _normal, _show
 
 
