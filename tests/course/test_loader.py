@@ -81,7 +81,7 @@ def test_the_packaged_course_is_valid():
     assert [x.id for x in course.lessons()] == [
         "arrays-01", "arrays-02", "arrays-03", "arrays-04", "transforms-01", "transforms-02",
         "transforms-03",
-        "transforms-04"]
+        "transforms-04", "parallel-01", "parallel-02", "parallel-03", "parallel-04"]
 
 
 def test_course_imports_without_flask_or_a_database():
