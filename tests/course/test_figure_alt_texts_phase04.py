@@ -19,7 +19,8 @@ def test_placement_figure() -> None:
     alt, data = _alt_and_data("parallel-01")
     rows = {row["placement"]: row["bytes"] for row in data["rows"]}
     assert rows["jnp.arange (uncommitted)"] == [128] + [0] * 7
-    assert rows["device_put(x, devices[3])"][3] == 128 and sum(rows["device_put(x, devices[3])"]) == 128
+    put = rows["device_put(x, devices[3])"]
+    assert put[3] == 128 and sum(put) == 128
     assert set(rows["P('data') on 8"]) == {16} and "16 bytes on every device, 128 in all" in alt
     assert sum(rows["P() on 8 (replicated)"]) == 1024 and "1024 in all" in alt
     assert set(rows["P('data') on 4x2"]) == {32} and "32 on every device, 256 in all" in alt
