@@ -11,10 +11,12 @@ from typing import Any
 
 from grader_worker.errors import JobError
 
-PER_DEVICE = {"memory_mb": 32, "data_mb": 32, "pids": 4, "cpu_s": 1, "wall_s": 1.0}
-"""What each logical CPU device past the first adds to a run's limits. Measured (JAX 0.10.2,
-a jitted sharded gradient): 8 devices start 12 more threads than 1 and hold 20-80 MB more;
-every device compiles and runs its own partition on the same cores, so CPU time grows too."""
+PER_DEVICE = {"memory_mb": 32, "data_mb": 32, "pids": 4, "cpu_s": 2, "wall_s": 3.0}
+"""What each logical CPU device past the first adds to a run's limits. Measured (JAX 0.10.2):
+8 devices start 12 more threads than 1 and hold 20-80 MB more; the heaviest Phase 04
+reference run (data-parallel-grad: 5 hidden calls, each run, traced and compiled for its
+collectives) took 13 s of CPU on a loaded 2-core host, so 8 devices get 20 + 14 CPU seconds
+and 30 + 21 s of wall clock."""
 
 
 @dataclass(frozen=True)
