@@ -64,6 +64,9 @@ class GradingTarget:
     """The declared variant parameters; None: unknown (a bare checks path), not validated."""
     checks_hash: str = ""
     course_version: str = ""
+    devices: int = 1
+    """Logical CPU devices the exercise declares (``course.devices``): every run of this job,
+    the reference's too, gets them, with limits sized for them (``Limits.for_devices``)."""
 
 
 ChecksResolver = Callable[[str], "Path | GradingTarget"]
@@ -103,9 +106,13 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         info = runner.info()
         result.environment = Environment(info.python, info.jax, runner.config.platform,
                                          info.device_count, socket.gethostname(), worker)
-        limits = Limits.from_job(job.limits, ceiling)
         found = checks_for(job.exercise_id)
         target = found if isinstance(found, GradingTarget) else GradingTarget(found)
+        devices = target.devices
+        # the job's ask clipped to the one-device ceiling, then sized for the devices
+        limits = Limits.from_job(job.limits, ceiling).for_devices(devices)
+        if devices > 1:  # the count this job's runs were given, not the probe's
+            result.environment.device_count = devices
         suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
         result.course_version, result.checks_hash = target.course_version, target.checks_hash
@@ -121,9 +128,9 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
-                           _reference_runner(runner, limits, job.submission_id))
+                           _reference_runner(runner, limits, job.submission_id, devices))
         start = time.monotonic()
-        run = runner.run(job.source, suite.names, limits, prepared.calls)
+        run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
         _interpret(run, limits, suite, result, prepared, job.source)
@@ -140,31 +147,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     return _finish(result, picked)
 
 
-def _reference_runner(runner: SandboxRunner, limits: Limits,
-                      submission_id: object = None) -> Callable[[str, bytes], CapturedValues]:
-    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
-
-    The reference is ours and known to pass: a run of it that fails (timed out, killed,
-    unreadable) failed for the host's reasons (a starved or overloaded machine). It is tried
-    again after a pause before giving up as an infrastructure error (retried by the service,
-    never charged to the learner)."""
-
-    def run_reference(code: str, calls: bytes) -> CapturedValues:
-        for attempt in range(1, REFERENCE_TRIES + 1):
-            run = runner.run(code, (), limits, calls)
-            try:
-                return read_values(run.values, max_bytes=limits.values_bytes)
-            except ValuesError as exc:
-                if attempt == REFERENCE_TRIES:
-                    raise ChecksError(
-                        f"the reference solution's run failed {attempt} times (last: {exc}; "
-                        f"timed out: {run.timed_out}); stderr: "
-                        f"{run.stderr.decode(errors='replace')[-500:]}") from exc
-                logger.warning("reference run failed; retrying", extra={
-                    "submission_id": submission_id, "try": attempt,
-                    "timed_out": run.timed_out})
-                time.sleep(REFERENCE_PAUSE_S * attempt)
-        raise AssertionError("unreachable")
+                           _reference_runner(runner, limits, job.submission_id, devices))
 
     return run_reference
 

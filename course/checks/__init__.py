@@ -38,6 +38,7 @@ from course.checks.observed import (
     measured_durations,
     placed,
 )
+from course.checks.partition import collectives, per_device, sharded_as
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
     BudgetExceeded,
@@ -56,6 +57,9 @@ HARNESS_FILES = (HARNESS_PATH, HARNESS_PATH.with_name("harness_calls.py"))
 
 __all__ = [
     "HARNESS_FILES",
+    "collectives",
+    "per_device",
+    "sharded_as",
     "HARNESS_PATH",
     "BudgetExceeded",
     "Call",

@@ -62,6 +62,26 @@ class OutputFacts:
 
 
 @dataclass(frozen=True)
+class OutputSharding:
+    """How one output is laid out: mesh axes per dimension (None: not split; ``axes`` None:
+    not a NamedSharding), the devices that hold a piece, and whether each holds all of it."""
+
+    axes: tuple[tuple[str, ...] | None, ...] | None
+    devices: int
+    replicated: bool
+
+
+@dataclass(frozen=True)
+class PartitionFacts:
+    """The compiled program of one call: how many of each collective XLA inserted, and the
+    devices the run had; or why it did not compile."""
+
+    collectives: dict[str, int] = field(default_factory=dict)
+    devices: int = 0
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class CallFacts:
     seconds: float | None = None
     """The call's wall time, outputs blocked, measured by the harness's own clock."""
@@ -71,6 +91,9 @@ class CallFacts:
     """Seconds the arguments took to become ready after the call started (None: ready)."""
     counted: tuple[int, int] | None = None
     """(traces of the functions the call jitted, runs of its jax.debug.callbacks)."""
+    shardings: tuple[OutputSharding | None, ...] | None = None
+    """Each output's layout (partition facts asked for), None where it was no jax.Array."""
+    partition: PartitionFacts | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +175,57 @@ def _counted(raw: Any) -> tuple[int, int] | None:
             _int(raw.get("callbacks"), "the callback count", high=10**6))
 
 
+COLLECTIVE_NAMES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute",
+                    "all-to-all")
+
+
+def _axes(raw: Any) -> tuple[tuple[str, ...] | None, ...] | None:
+    """The harness's "data;;model+x" (dimensions by ";", a dimension's axes by "+"; empty:
+    not split; the whole string empty: no dimension) as (("data",), None, ("model", "x"))."""
+    if raw is None:
+        return None
+    text = _text(raw, "a sharding's axes", 16 * 9 * 41)
+    if not text:
+        return ()
+    dims = text.split(";")
+    if len(dims) > 16 or any(len(d.split("+")) > 8 for d in dims):
+        raise FactsError("a sharding names more than 16 dimensions or 8 axes in one")
+    return tuple(tuple(d.split("+")) if d else None for d in dims)
+
+
+def _shardings(raw: Any) -> tuple[OutputSharding | None, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) > MAX_OUTPUTS:
+        raise FactsError(f"the shardings are not a list of at most {MAX_OUTPUTS}")
+    found: list[OutputSharding | None] = []
+    for item in raw:
+        if item is None:
+            found.append(None)
+            continue
+        if not isinstance(item, dict) or not isinstance(item.get("replicated"), bool):
+            raise FactsError("a sharding is not a mapping with a replicated flag")
+        found.append(OutputSharding(_axes(item.get("axes")),
+                                    _int(item.get("devices"), "a device count", 0, 4096),
+                                    item["replicated"]))
+    return tuple(found)
+
+
+def _partition(raw: Any) -> PartitionFacts | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise FactsError("the partition facts are not a mapping")
+    if "error" in raw:
+        return PartitionFacts(error=_text(raw["error"], "a compile error"))
+    counts = raw.get("collectives")
+    if not isinstance(counts, dict) or set(counts) - set(COLLECTIVE_NAMES):
+        raise FactsError("the collectives are not a mapping of known collective names")
+    return PartitionFacts({n: _int(c, "a collective's count", high=10**6)
+                           for n, c in counts.items()},
+                          _int(raw.get("devices"), "a device count", 0, 4096))
+
+
 def call_facts(raw: Any) -> CallFacts:
     if raw is None:
         return CallFacts()
@@ -160,7 +234,8 @@ def call_facts(raw: Any) -> CallFacts:
     return CallFacts(_seconds(raw.get("seconds"), "a call's seconds"), _jaxpr(raw.get("jaxpr")),
                      _outputs(raw.get("outputs")), _seconds(raw.get("pending"),
                                                             "a call's pending seconds"),
-                     _counted(raw.get("counted")))
+                     _counted(raw.get("counted")), _shardings(raw.get("shardings")),
+                     _partition(raw.get("partition")))
 
 
 def report_facts(raw: dict[str, Any]) -> ReportFacts:

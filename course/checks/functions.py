@@ -222,6 +222,7 @@ def encode_calls(spec: FunctionExercise, calls: Sequence[Call],
                          "static": list(spec.static_argnums), "calls": encoded,
                          "jaxpr": "jaxpr" in spec.needs, "cache": "cache" in spec.needs,
                          "count": "count" in spec.needs, "pending": "pending" in spec.needs,
+                         "partition": "partition" in spec.needs,
                          "watch": sorted({r.subject for r in spec.rules
                                           if "cache" in r.needs and r.subject}),
                          "substitutes": dict(substitutes or {})}).encode()

@@ -256,6 +256,50 @@ def _timed(function: object, args: list, tools: dict) -> tuple[object, float, li
     return value, _CLOCK() - start, placed
 
 
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute",
+               "all-to-all")
+MAX_HLO_CHARS = 4_000_000
+
+
+def _shardings(value: object) -> list:
+    """Each output's sharding: its mesh axes per dimension (a NamedSharding's spec), how many
+    devices hold a piece, and whether every device holds all of it."""
+    found = []
+    for item in _items(value)[:MAX_OUTPUTS]:
+        sharding = getattr(item, "sharding", None)
+        if sharding is None:
+            found.append(None)
+            continue
+        spec = getattr(sharding, "spec", None)  # "data;;model+x": dims by ";", axes by "+"
+        axes = None if spec is None else ";".join(
+            "" if entry is None else "+".join(str(a)[:40] for a in (
+                entry if isinstance(entry, tuple) else (entry,))[:8])
+            for entry in tuple(spec)[:16])
+        found.append({"axes": axes, "devices": len(sharding.device_set),
+                      "replicated": bool(sharding.is_fully_replicated)})
+    return found
+
+
+def partition_facts(function: object, args: list, tools: dict) -> dict:
+    """The collectives XLA's partitioner put in the compiled program of one call: the
+    learner's own jitted function as they declared it, else jax.jit of the function."""
+    try:
+        lower = getattr(function, "lower", None)
+        lowered = lower(*args) if callable(lower) else tools["jit"](function).lower(*args)
+        text = lowered.compile().as_text()[:MAX_HLO_CHARS]
+    except BaseException as exc:  # noqa: BLE001 - a program that does not compile is a fact
+        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
+    counts = dict.fromkeys(COLLECTIVES, 0)
+    for line in text.splitlines():
+        _, equals, rest = line.partition(" = ")
+        if not equals:
+            continue
+        for name in COLLECTIVES:  # "(f32[8,4], f32[]) all-reduce(%a, %b)": the op, not "%all-"
+            if f" {name}(" in rest or f" {name}-start(" in rest:
+                counts[name] += 1
+    return {"collectives": counts, "devices": int(tools["jax"].device_count())}
+
+
 def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
     """Rebind each name to the function the trusted side drew for this grading."""
     for name, source in sources.items():
@@ -283,6 +327,8 @@ def _call(function: object, call: dict, body: object, tools: dict, spec: dict,
         else:
             value, seconds, placed = _timed(function, args, tools)
         result["facts"]["seconds"], result["facts"]["outputs"] = seconds, placed
+        if spec.get("partition"):
+            result["facts"]["shardings"] = _shardings(value)
         result["outputs"], result["tuple"] = outputs(value, body, tools)
     except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
         result["error"] = context["describe"](exc)
@@ -307,7 +353,8 @@ def run_calls(namespace: dict, spec: dict, body: object, program: str,
 
     With ``jaxpr`` what JAX traces from each call, with ``cache`` the compilations a jitted
     function made during the hidden calls (its cache emptied first), with ``count`` the
-    traces and callbacks of each call, with ``pending`` each call's arguments made to wait.
+    traces and callbacks of each call, with ``pending`` each call's arguments made to wait,
+    with ``partition`` each output's sharding and the collectives of the compiled call.
     ``describe(exc)``: an exception as the report's error entry."""
     tools = spec.get("tools") or jax_tools()
     _substitute(namespace, spec.get("substitutes") or {}, tools)
@@ -339,6 +386,8 @@ def run_calls(namespace: dict, spec: dict, body: object, program: str,
         function = namespace.get(name)
         if spec.get("jaxpr") and callable(function):
             result["facts"]["jaxpr"] = jaxpr_facts(function, arguments(call), tools)
+        if spec.get("partition") and callable(function):
+            result["facts"]["partition"] = partition_facts(function, arguments(call), tools)
         if spec.get("jit"):
             result["jit"] = _jit_call(function, call, spec, body, tools, describe)
     return report

@@ -25,6 +25,7 @@ import os
 import shutil
 from pathlib import Path
 
+from course.devices import device_env
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.sandbox import site_view
 
@@ -182,9 +183,11 @@ def with_status_fd(cmd: list[str], fd: int) -> list[str]:
     return [cmd[0], "--json-status-fd", str(fd), *cmd[1:]]
 
 
-def sandbox_env(platform: str, run_uid: int | None) -> dict[str, str]:
-    """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone)."""
+def sandbox_env(platform: str, run_uid: int | None, devices: int = 1) -> dict[str, str]:
+    """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone but
+    the exercise: ``devices`` logical CPU devices, ``course.devices``)."""
     return {
+        **device_env(devices),
         "JAX_PLATFORMS": platform,
         "HOME": WORK,
         "TMPDIR": "/tmp",

@@ -254,6 +254,28 @@ def test_phase_03_study_guide_links_its_lessons_and_project(built: Built) -> Non
     assert 'href="guides/03-randomness.html"' in (built.out / "index.html").read_text()
 
 
+def test_learner_zip_holds_phase_04_and_its_commands_work(built: Built, tmp_path: Path) -> None:
+    """A Phase 04 lesson runs from the ZIP on 8 logical devices it asks for itself, and the
+    shard-the-step project ships without its solution and stops at its first TODO."""
+    lesson = built.course.lesson("parallel-01")
+    assert lesson is not None and lesson.relpath.startswith("phases/04-parallelism/")
+    with zipfile.ZipFile(built.out / ZIP) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path)
+    assert {"projects/shard-the-step/run.py", "projects/shard-the-step/starter/model.py",
+            f"{lesson.relpath}/code/main.py"} <= names
+    assert not [n for n in names if n.startswith("projects/shard-the-step/")
+                and ("/solution/" in n or n.endswith("checks.py") or "counterexamples" in n)]
+    run = subprocess.run([sys.executable, f"{lesson.relpath}/code/main.py"], cwd=tmp_path,
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "devices: 8" in run.stdout and "PASS: parallel-01" in run.stdout
+    project = subprocess.run(
+        [sys.executable, "projects/shard-the-step/run.py", "--implementation", "starter",
+         "--stage", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert project.returncode == 2 and "TODO: stage 1" in project.stdout, project.stdout
+
+
 def test_phase_02_study_guide_shows_preparation_milestones_and_project(built: Built) -> None:
     phase = next(p for p in built.course.phases if p.id == "02-transformations")
     assert phase.project is not None and phase.project.slug == "transforms-fit"

@@ -142,6 +142,29 @@ def test_phase_03_is_placed_after_phase_02_with_its_project(course: Course) -> N
         f"{{{QTI}}}item")}
 
 
+def test_phase_04_follows_with_its_lessons_exercises_and_project(course: Course) -> None:
+    """Parallelism (phase 04) is placed after the phases before it, its project last, in the
+    picker's list, the cartridge and the quiz."""
+    ids = [p.content_id for p in placeables(course)]
+    phase4 = ids[ids.index("parallel-01"):]
+    assert ids.index("project.train-from-scratch") < ids.index("parallel-01")
+    assert phase4 == [
+        "parallel-01", "parallel-01.checkpoint", "parallel-01.exercise.spread",
+        "parallel-02", "parallel-02.checkpoint", "parallel-02.exercise.partitioned-matmul",
+        "parallel-03", "parallel-03.checkpoint", "parallel-03.exercise.data-parallel-grad",
+        "parallel-04", "parallel-04.checkpoint", "parallel-04.exercise.model-parallel-step",
+        "project.shard-the-step"]
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    phase_item = next(p for p in manifest.iter(f"{{{CP}}}item")
+                      if p.get("identifier") == "phase-04-parallelism")
+    modules = [i.get("identifier") for i in phase_item.iterfind("cp:item", NS)]
+    assert modules[0] == "module-parallel-01" and modules[-1] == "item-project.shard-the-step"
+    assert "lti/project.shard-the-step.xml" in files
+    quiz = ET.fromstring(files["checkpoints/assessment.xml"])
+    assert "parallel-04.checkpoint" in {i.get("ident") for i in quiz.iter(f"{{{QTI}}}item")}
+
+
 def test_lti_links_launch_the_tool_with_the_content_id(course: Course) -> None:
     files = unzip(cartridge(course, TOOL).zip_bytes())
     for content_id in content_ids(course):
