@@ -147,7 +147,31 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
     return _finish(result, picked)
 
 
-                           _reference_runner(runner, limits, job.submission_id, devices))
+def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: object = None,
+                      devices: int = 1) -> Callable[[str, bytes], CapturedValues]:
+    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
+
+    The reference is ours and known to pass: a run of it that fails (timed out, killed,
+    unreadable) failed for the host's reasons (a starved or overloaded machine). It is tried
+    again after a pause before giving up as an infrastructure error (retried by the service,
+    never charged to the learner)."""
+
+    def run_reference(code: str, calls: bytes) -> CapturedValues:
+        for attempt in range(1, REFERENCE_TRIES + 1):
+            run = runner.run(code, (), limits, calls, devices)
+            try:
+                return read_values(run.values, max_bytes=limits.values_bytes)
+            except ValuesError as exc:
+                if attempt == REFERENCE_TRIES:
+                    raise ChecksError(
+                        f"the reference solution's run failed {attempt} times (last: {exc}; "
+                        f"timed out: {run.timed_out}); stderr: "
+                        f"{run.stderr.decode(errors='replace')[-500:]}") from exc
+                logger.warning("reference run failed; retrying", extra={
+                    "submission_id": submission_id, "try": attempt,
+                    "timed_out": run.timed_out})
+                time.sleep(REFERENCE_PAUSE_S * attempt)
+        raise AssertionError("unreachable")
 
     return run_reference
 
