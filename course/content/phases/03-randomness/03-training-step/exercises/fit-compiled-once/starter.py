@@ -12,11 +12,9 @@ def fit_step(params, opt_state, batch):  # TODO: compile it with jax.jit (once, 
 def fit(w1, b1, w2, b2, x, y, steps):
     params = [{"w": w1, "b": b1}, {"w": w2, "b": b2}]
     opt_state = fit_opt.init(params)
-    losses = []
-    for _ in range(steps):
-        params, opt_state, value = fit_step(params, opt_state, (x, y))
-        losses.append(value)
-    return params[0]["w"], params[0]["b"], params[1]["w"], params[1]["b"], jnp.stack(losses)
+    losses = jnp.zeros(steps)  # TODO: call fit_step `steps` times, rebinding params and
+    # opt_state, and stack every step's loss
+    return params[0]["w"], params[0]["b"], params[1]["w"], params[1]["b"], losses
 
 
 *_, fit_losses = fit(params[0]["w"], params[0]["b"], params[1]["w"], params[1]["b"], x, y, 20)
