@@ -34,15 +34,11 @@ CASES = {
 
 
 @pytest.mark.slow
-def test_each_partition_rule_refuses_a_counterexample_on_8_devices(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import test_method_rules_queue
-
-    monkeypatch.setattr(test_method_rules_queue, "CASES", CASES)
+def test_each_partition_rule_refuses_a_counterexample_on_8_devices(tmp_path: Path) -> None:
     env = worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
-    jobs = _jobs(course)
+    jobs = _jobs(course, CASES)
     for sid, (exercise_id, _, _, source) in jobs.items():
         queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
                             "source": source, "limits": {}, "enqueued_at": time.time(),

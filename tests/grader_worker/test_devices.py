@@ -102,4 +102,4 @@ def test_a_phase_04_exercise_is_graded_on_its_devices_through_the_course(
     unsplit = graded("def spread(x):\n    return x\n")
     assert unsplit.outcome == "graded" and unsplit.score == exercise.max_points - 2
     failed = [c.name for c in unsplit.checks if c.status != "passed"]
-    assert failed == ["`spread` returns output 0 with the asked layout"], failed
+    assert failed == ["spread returns output 0 with the asked layout"], failed
