@@ -213,7 +213,8 @@ def _exercises(fm: dict, folder: Path, md: Path, out: _Collector) -> tuple[Exerc
             render(solution, shown), checks_path, suite.max_points,
             tuple((k, tuple(v)) for k, v in params.items()), digest,
             suite.function.function if suite.function else "", templates=texts,
-            text_templates=words if any(fields(t) for t in every[3:]) else None))
+            text_templates=words if any(fields(t) for t in every[3:]) else None,
+            devices=item["devices"]))
     listed = {e["slug"] for e in fm["exercises"]}
     for path in sorted((folder / "exercises").glob("*/")):
         if path.is_dir() and path.name not in listed and not path.name.startswith(("_", ".")):

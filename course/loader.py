@@ -89,7 +89,8 @@ def _project_exercise(slug: str, folder: Path, data: dict, root: Path,
     return Exercise(
         f"project.{slug}", slug, "project", data["title"], prompt, (), stages, (), "",
         starter.read_text(encoding="utf-8"), solution_code, checks, suite.max_points, (),
-        digest, suite.function.function if suite.function else "", standalone=True)
+        digest, suite.function.function if suite.function else "", standalone=True,
+        devices=data["devices"])
 
 
 def _phase(index: int, name: str, root: Path, problems: list[Problem]) -> Phase | None:

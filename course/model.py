@@ -90,6 +90,9 @@ class Exercise:
     hold the default variant, which the static site and downloads show."""
     text_templates: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str] | None = None
     """guide, plan, hints and reasoning as written (None: they have no ``{{name}}`` field)."""
+    devices: int = 1
+    """Logical CPU devices its runs get (``course.devices``): the grader and ``course check``
+    set XLA's device count for this exercise's runs only."""
 
     @property
     def param_space(self) -> dict[str, tuple[Any, ...]]:

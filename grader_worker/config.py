@@ -39,7 +39,7 @@ class GraderConfig:
     """PATHWAYS_GRADER_ALLOW_NO_CGROUP=1: start even where no per-run cgroup can be made (runs
     then have rlimits only: no pids limit, so a fork bomb can exhaust the host's tasks)."""
     packages: tuple[str, ...] = ()
-    """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax and numpy (with
+    """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax, numpy and optax (with
     what they require); nothing else of the interpreter's site-packages is in the sandbox."""
 
     # The transport's fields (``grading_contract.queues.QueueSettings``), from ``queue``.

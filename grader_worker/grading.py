@@ -34,6 +34,7 @@ from course.checks import (
     load_suite,
     read_values,
 )
+from course.checks.builtin import builtin_titles
 from course.checks.functions import encode_calls
 from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
@@ -65,6 +66,9 @@ class GradingTarget:
     """The declared variant parameters; None: unknown (a bare checks path), not validated."""
     checks_hash: str = ""
     course_version: str = ""
+    devices: int = 1
+    """Logical CPU devices the exercise declares (``course.devices``): every run of this job,
+    the reference's too, gets them, with limits sized for them (``Limits.for_devices``)."""
 
 
 ChecksResolver = Callable[[str], "Path | GradingTarget"]
@@ -105,9 +109,13 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         info = runner.info()
         result.environment = Environment(info.python, info.jax, runner.config.platform,
                                          info.device_count, socket.gethostname(), worker)
-        limits = Limits.from_job(job.limits, ceiling)
         found = checks_for(job.exercise_id)
         target = found if isinstance(found, GradingTarget) else GradingTarget(found)
+        devices = target.devices
+        # the job's ask clipped to the one-device ceiling, then sized for the devices
+        limits = Limits.from_job(job.limits, ceiling).for_devices(devices)
+        if devices > 1:  # the count this job's runs were given, not the probe's
+            result.environment.device_count = devices
         suite = load_suite(target.checks_path)
         result.max_score = suite.max_points
         result.course_version, result.checks_hash = target.course_version, target.checks_hash
@@ -121,14 +129,14 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
             raise JobError(f"variant {job.variant} is not one of {job.exercise_id}'s")
         result.variant = variant
         if job.kind == "run":
-            return _finish(_run_only(job, runner, suite, limits, result, target, variant),
-                           picked)
+            return _finish(_run_only(job, runner, suite, limits, result, target, variant,
+                                     devices), picked)
         if suite.function is not None:
             result.seed = secrets.randbelow(2**31)
         prepared = prepare(suite, variant, result.seed or 0, target.reference,
-                           _reference_runner(runner, limits, job.submission_id))
+                           _reference_runner(runner, limits, job.submission_id, devices))
         start = time.monotonic()
-        run = runner.run(job.source, suite.names, limits, prepared.calls)
+        run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
         _interpret(run, limits, suite, result, prepared, job.source)
@@ -153,14 +161,15 @@ lesson): the one kind of input a "Run" may call the learner's function on."""
 
 def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits,
               result: GradingResult, target: GradingTarget,
-              variant: dict[str, Any]) -> GradingResult:
+              variant: dict[str, Any], devices: int = 1) -> GradingResult:
     """The learner's "Run": main.py as it is, in the same sandbox and limits, on the visible
     examples only: its own prints and asserts, and for a function exercise the calls on the
     lesson's own inputs (``VISIBLE_PREFIX``), compared with the reference. No other input is
     drawn, no other check is shown, and nothing is scored."""
-    visible = _visible(suite, target, variant, runner, limits, job)
+    visible = _visible(suite, target, variant, runner, limits, job, devices)
     start = time.monotonic()
-    run = runner.run(job.source, suite.names, limits, visible.calls if visible else None)
+    run = runner.run(job.source, suite.names, limits, visible.calls if visible else None,
+                     devices)
     result.timings.run_s = round(time.monotonic() - start, 3)
     _excerpts(run, result)
     _interpret(run, limits, suite, result, None, job.source)
@@ -172,7 +181,8 @@ def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits
 
 
 def _visible(suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
-             runner: SandboxRunner, limits: Limits, job: Job) -> Prepared | None:
+             runner: SandboxRunner, limits: Limits, job: Job,
+             devices: int = 1) -> Prepared | None:
     """The lesson's own inputs and the reference's outputs on them (None: a values exercise,
     one with functions drawn at grading time, or one without such inputs)."""
     spec = suite.function
@@ -182,7 +192,7 @@ def _visible(suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
     if not inputs:
         return None
     calls = encode_calls(spec, inputs, {})
-    expected = _reference_runner(runner, limits, job.submission_id)(
+    expected = _reference_runner(runner, limits, job.submission_id, devices)(
         target.reference(variant), calls)
     return Prepared(dict(variant), inputs, calls, expected)
 
@@ -192,15 +202,15 @@ def _visible_checks(suite: CheckSuite, captured: CapturedValues, visible: Prepar
     """The one check a run shows for a function exercise: the learner's function against the
     reference on the lesson's inputs (its feedback names only those inputs)."""
     assert suite.function is not None
-    wanted = f"`{suite.function.function}` matches the reference on the edge cases"
-    shown = f"`{suite.function.function}` matches the reference on the lesson's example"
+    wanted = builtin_titles(suite.function)["edge"]
+    shown = f"{suite.function.function} matches the reference on the lesson's example"
     return [CheckResult(shown, o.status, 0.0, 0.0, "" if o.status == "passed" else o.feedback,
                         "visible")
             for o in judge(suite, captured, visible, source) if o.name == wanted]
 
 
-def _reference_runner(runner: SandboxRunner, limits: Limits,
-                      submission_id: object = None) -> Callable[[str, bytes], CapturedValues]:
+def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: object = None,
+                      devices: int = 1) -> Callable[[str, bytes], CapturedValues]:
     """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
 
     The reference is ours and known to pass: a run of it that fails (timed out, killed,
@@ -210,7 +220,7 @@ def _reference_runner(runner: SandboxRunner, limits: Limits,
 
     def run_reference(code: str, calls: bytes) -> CapturedValues:
         for attempt in range(1, REFERENCE_TRIES + 1):
-            run = runner.run(code, (), limits, calls)
+            run = runner.run(code, (), limits, calls, devices)
             try:
                 return read_values(run.values, max_bytes=limits.values_bytes)
             except ValuesError as exc:

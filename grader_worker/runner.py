@@ -56,12 +56,13 @@ class SandboxRunner:
         shutil.rmtree(self.base, ignore_errors=True)
 
     def run(self, source: str, names: tuple[str, ...], limits: Limits,
-            calls: bytes | None = None) -> process.RunOutcome:
+            calls: bytes | None = None, devices: int = 1) -> process.RunOutcome:
         """One cold run. Its directory is a tmpfs inside the sandbox (main.py copied in from a
         memfd), so nothing of it is on the host: there is nothing to clean up, whatever the
         program wrote, and nothing a learner can pre-create for a later run. ``calls`` (a PWC1
         file) makes the harness call the function exercise's function on those hidden inputs;
-        it is copied in read-only next to the harness."""
+        it is copied in read-only next to the harness. ``devices``: logical CPU devices this run
+        gets (XLA_FLAGS in its environment only)."""
         self._check_site()
         main_fd = _memfd("main.py", source.encode("utf-8"))
         filter_fd = _memfd("seccomp", seccomp.bpf_program())
@@ -74,7 +75,7 @@ class SandboxRunner:
                     python=self.config.python, workdir=None, harness=self.harness,
                     argv=["--names", ",".join(names), *extra, "--fd", str(fd),
                           f"{bwrap.WORK}/main.py"],
-                    env=bwrap.sandbox_env(self.config.platform, self.run_uid),
+                    env=bwrap.sandbox_env(self.config.platform, self.run_uid, devices),
                     platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
                     seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
                     packages=self.config.packages, calls_fd=calls_fd)

@@ -32,6 +32,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from course.devices import MAX_DEVICES, device_env
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
@@ -64,6 +65,7 @@ class Zygote:
     one thread at a time: runs are sequential."""
 
     def __init__(self, runner: SandboxRunner, ceiling: Limits) -> None:
+        ceiling = ceiling.for_devices(MAX_DEVICES)  # any run's cgroup fits inside the zygote's
         self.runner = runner
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
         self.buffer = b""
@@ -204,9 +206,12 @@ class Zygote:
         shutil.rmtree(self.home, ignore_errors=True)
 
     def run(self, source: str, names: tuple[str, ...], limits: Limits,
-            calls: bytes | None = None) -> process.RunOutcome:
+            calls: bytes | None = None, devices: int = 1) -> process.RunOutcome:
         """One run; raises ProtocolError (replace the zygote) or SandboxUnavailable.
-        ``calls``: a function exercise's hidden inputs (PWC1), copied into the run's home."""
+        ``calls``: a function exercise's hidden inputs (PWC1), copied into the run's home.
+        ``devices``: the run's logical CPU devices. The zygote imported JAX but never started a
+        backend, and XLA reads XLA_FLAGS when the run's own backend starts, so one zygote
+        serves every device count: the forked run sets the flag before the harness runs."""
         out = process.RunOutcome(cgroup_version=self.group.version)
         run_id = uuid.uuid4().hex
         group = self.group.child(f"run-{run_id[:12]}", memory_bytes=limits.memory_mb * MB,
@@ -223,7 +228,7 @@ class Zygote:
             os.lseek(calls_fd, 0, os.SEEK_SET)
             files.append(calls_fd)
         request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
-                   "calls": calls is not None, "rlimits": {
+                   "calls": calls is not None, "env": device_env(devices), "rlimits": {
                        "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
                        "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
                        "RLIMIT_NOFILE": [limits.nofile] * 2, "RLIMIT_CORE": [0, 0],
@@ -349,10 +354,10 @@ class WarmRunner(SandboxRunner):
         z.close()
 
     def run(self, source: str, names: tuple[str, ...], limits: Limits,
-            calls: bytes | None = None) -> process.RunOutcome:
+            calls: bytes | None = None, devices: int = 1) -> process.RunOutcome:
         z = self._zygote()
         try:
-            out = z.run(source, names, limits, calls)
+            out = z.run(source, names, limits, calls, devices)
         except ProtocolError as exc:
             logger.warning("warm zygote out of step; replacing it", extra={"error": str(exc)})
             self._discard(z)

@@ -57,7 +57,8 @@ def course_checks_resolver(root: Path | None) -> Callable[[str], GradingTarget]:
             return submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
 
         return GradingTarget(exercise.checks_path, reference if exercise.function else None,
-                             exercise.param_space, exercise.checks_hash, course.version)
+                             exercise.param_space, exercise.checks_hash, course.version,
+                             exercise.devices)
 
     return checks_for
 

@@ -77,7 +77,8 @@ class Environment:
     backend: str = ""
     """JAX backend the worker was started for (cpu, tpu)."""
     device_count: int = 0
-    """Devices JAX saw inside the sandbox (0 when the program never got that far)."""
+    """Devices JAX saw inside the sandbox (0 when the program never got that far); for an
+    exercise that declares ``devices``, the logical CPU devices its runs were given."""
     host: str = ""
     """Host name of the worker."""
     worker: str = ""

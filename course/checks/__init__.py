@@ -9,11 +9,13 @@ from pathlib import Path
 
 from course.checks.api import CheckFailed, CheckOutcome, CheckSpec, Values, check
 from course.checks.behaviour import (
-    compiles_per_signature,
+    computes_in,
     differentiates_loop,
     functional_update,
     loops,
-    measured_durations,
+    on_host,
+    one_pass,
+    selects,
     traced,
     vectorised,
 )
@@ -28,6 +30,15 @@ from course.checks.functions import (
     no_item_assignment,
     uses_at_update,
 )
+from course.checks.observed import (
+    blocks,
+    compiles_per_signature,
+    counts_observed,
+    distinct_outputs,
+    measured_durations,
+    placed,
+)
+from course.checks.partition import collectives, per_device, sharded_as
 from course.checks.runner import ChecksError, CheckSuite, load_suite, run_checks
 from course.checks.values import (
     BudgetExceeded,
@@ -41,8 +52,14 @@ from course.checks.values import (
 )
 
 HARNESS_PATH = Path(__file__).with_name("harness.py")
+HARNESS_FILES = (HARNESS_PATH, HARNESS_PATH.with_name("harness_calls.py"))
+"""What the sandbox binds into /grader/ (harness.py loads harness_calls.py beside it)."""
 
 __all__ = [
+    "HARNESS_FILES",
+    "collectives",
+    "per_device",
+    "sharded_as",
     "HARNESS_PATH",
     "BudgetExceeded",
     "Call",
@@ -52,7 +69,15 @@ __all__ = [
     "FunctionExercise",
     "Rule",
     "calls_function",
+    "blocks",
     "compiles_per_signature",
+    "computes_in",
+    "counts_observed",
+    "distinct_outputs",
+    "on_host",
+    "one_pass",
+    "placed",
+    "selects",
     "differentiates_loop",
     "functional_update",
     "loops",

@@ -9,9 +9,16 @@ learner's function on the hidden inputs:
 - loops: a ``scan`` / ``while`` is traced and the trace does not grow with the step count;
 - functional update: a ``scatter`` (``x.at[...]``) is traced;
 - reverse mode through a loop: the trace holds the loop and its transpose (a reverse scan);
-- jit: the learner's own jitted callable compiled once per distinct signature;
 - traced by JAX: the function traces (NumPy on a tracer does not) with no callback;
-- durations: measured numbers a clock could have given, inside the call the harness timed.
+- on the host: it does not trace, because it reads the values into NumPy;
+- element-wise choice: a ``select`` reaches the output and no ``cond`` branches;
+- arithmetic in a dtype: the product (``mul``, ``dot_general``) the program computes runs on
+  operands of that dtype;
+- one pass: the program is no larger than the reference's on the same input.
+
+The traces have dead code removed, so a call whose result is unused is not in them. Rules on
+what the run observed (compilations, durations, readiness, placement, counts) are in
+``course.checks.observed``.
 """
 
 from __future__ import annotations
@@ -170,73 +177,97 @@ def differentiates_loop(why: str, *, function: str = "") -> Rule:
                  f"Use jax.grad: {why}.", judge, subject=function)
 
 
-def _signature(call: Call, static: Sequence[int]) -> tuple[Any, ...]:
-    """What jit keys its cache on: shapes and dtypes, the value of a static argument, the
-    type of a traced Python scalar."""
-    key: list[Any] = []
-    for index, arg in enumerate(call.args):
-        value = arg.value if isinstance(arg, Cast) else arg
-        if isinstance(value, bool | int | float | str) or value is None:
-            key.append(("value", value) if index in static else ("type", type(value).__name__))
-        else:
-            array = np.asarray(value)
-            key.append((array.shape, str(array.dtype)))
-    return tuple(key)
-
-
-def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: str = "",
-                           points: float = 1.0, key: Callable[[Call, dict], Any] | None = None,
-                           title: str = "is your jitted function, compiled once per distinct "
-                                        "signature") -> Rule:
-    """The final binding of ``function`` is the learner's own jitted callable (their static
-    arguments, none added by the grader: ``static`` only says which the exercise asks for),
-    and the hidden calls compiled it once per distinct signature. ``key(call, params)``: what
-    one of the exercise's calls should compile for, when ``function`` is a helper the learner's
-    function calls (bucketed-lengths: one compilation per bucket, not per length)."""
-
-    def judge(v: Values, spec: FunctionExercise) -> str | None:
-        name = function or spec.function
-        calls = v.captured.calls
-        compiled = calls.facts.compiled.get(name) if calls else None
-        if compiled is None:
-            return f"`{name}` is not a jax.jit-compiled function"
-        if key is None:
-            wanted = len({_signature(c, static) for c, _ in _pairs(v, name)})
-        else:
-            wanted = len({key(c, v.params) for c in v.inputs})
-        if compiled != wanted:
-            return (f"the hidden calls compiled `{name}` {compiled} times for {wanted} distinct "
-                    "input signatures")
-        return None
-
-    return _rule(title, f"Jit it yourself: {why}." if key is None else f"{why}.", judge,
-                 points, needs=frozenset({"cache"}), subject=function)
-
-
-def measured_durations(indices: Sequence[int], why: str, *, first_slower: bool = False,
-                       function: str = "") -> Rule:
-    """Outputs ``indices`` are durations a clock gave inside this call: positive floats whose
-    sum does not exceed the call's own wall time (the harness's clock, outputs blocked); with
-    ``first_slower``, the first (which compiles) exceeds the second (which does not)."""
+def on_host(why: str, *, function: str = "") -> Rule:
+    """The function reads its argument's values on the host (``np.array(y)``), which JAX
+    cannot trace: the trace fails converting a tracer to a NumPy array."""
 
     def judge(v: Values, spec: FunctionExercise) -> str | None:
         for call, result in _pairs(v, function or spec.function):
-            outputs = result.plain.outputs or ()
-            times = [outputs[i].value for i in indices if i < len(outputs)]
-            if len(times) != len(indices) or not all(
-                    isinstance(t, float | int) and not isinstance(t, bool) for t in times):
-                return f"on {call.label} outputs {list(indices)} are not numbers of seconds"
-            if not all(t > 0.0 for t in times):
-                return f"on {call.label} a measured duration is {min(times)!r}, not above 0"
-            spent = result.facts.seconds
-            if spent is not None and sum(times) > spent:
-                return (f"on {call.label} the durations add up to {sum(times):.6f} s, longer "
-                        f"than the whole call ({spent:.6f} s): they were not measured")
-            if first_slower and times[0] <= times[1]:
-                return (f"on {call.label} the first call ({times[0]:.6f} s) was not slower "
-                        f"than the later one ({times[1]:.6f} s), though only it compiles")
+            facts = result.facts.jaxpr
+            if facts is None:
+                return "the grader has no trace of it"
+            if not facts.error:
+                return (f"on {call.label} JAX traced it as a program on device: the values "
+                        "never went to the host")
+            if not facts.error.startswith("TracerArrayConversionError"):
+                return f"on {call.label} it stops for another reason: {facts.error[:200]}"
         return None
 
-    return _rule("returns durations it measured (inside the call, first slower)" if first_slower
-                 else "returns a duration it measured (inside the call)",
-                 f"Measure them: {why}.", judge, needs=frozenset(), subject=function)
+    return _rule("edits a NumPy copy on the host", f"Go through the host: {why}.", judge,
+                 subject=function)
+
+
+def selects(why: str, *, function: str = "") -> Rule:
+    """Chosen element by element: a ``select_n`` (``jnp.where``) reaches the output, and no
+    ``cond`` (one branch for the whole array) or Python ``if`` (the trace fails) decides."""
+
+    def judge(v: Values, spec: FunctionExercise) -> str | None:
+        traces, problem = _traces(v, function or spec.function)
+        if problem:
+            return problem
+        for call, facts in traces:
+            if facts.has("cond"):
+                return f"on {call.label} one branch (lax.cond) decides for the whole array"
+            if not facts.has("select_n"):
+                return f"on {call.label} nothing in its result is chosen element by element"
+        return None
+
+    return _rule("chooses element by element inside its program (jnp.where)",
+                 f"Choose with jnp.where: {why}.", judge, subject=function)
+
+
+def computes_in(operation: str, operands: str, result: str, why: str, *,
+                function: str = "") -> Rule:
+    """Some ``operation`` (``mul``, ``dot_general``) that reaches the output runs on
+    ``operands`` (``"int32,int32"``) and gives ``result``: the dtype the arithmetic ran in."""
+    wanted = f"{operation}({operands})->{result}"
+
+    def judge(v: Values, spec: FunctionExercise) -> str | None:
+        traces, problem = _traces(v, function or spec.function)
+        if problem:
+            return problem
+        for call, facts in traces:
+            if wanted not in facts.typed:
+                ran = sorted(k for k in facts.typed if k.startswith(operation + "(")) or [
+                    "none"]
+                return (f"on {call.label} its {operation} runs as {', '.join(ran)[:200]}, "
+                        f"not {wanted}")
+        return None
+
+    kind = operands.split(",")[0]
+    return _rule(f"computes its {'product' if operation == 'mul' else operation} in {kind}",
+                 f"Cast before the arithmetic: {why}.", judge, subject=function)
+
+
+def _size(facts: Any) -> int:
+    """Equations, not counting jit wrappers (a jitted helper adds one around the same body)."""
+    return facts.eqns - facts.primitives.get("jit", 0) - facts.primitives.get("pjit", 0)
+
+
+def one_pass(why: str, *, slack: int = 1, function: str = "") -> Rule:
+    """The traced program (dead code removed) is no larger than the reference's on the same
+    input, ``slack`` equations allowed: computing a part twice shows as a larger one (the
+    loss beside jax.grad of it repeats the forward pass that the gradient keeps, x @ w - y)."""
+
+    def judge(v: Values, spec: FunctionExercise) -> str | None:
+        name = function or spec.function
+        traces, problem = _traces(v, name)
+        if problem:
+            return problem
+        calls = v.captured.calls
+        expected = v.expected.calls.results if v.expected and v.expected.calls else ()
+        references = [theirs.facts.jaxpr for call, theirs in zip(v.inputs, expected,
+                                                                  strict=False)
+                      if (call.function or calls.function) == name] if calls else []
+        for (call, facts), reference in zip(traces, references, strict=False):
+            if reference is None or reference.error:
+                continue
+            if _size(facts) > _size(reference) + slack:
+                return (f"on {call.label} its program has {_size(facts)} operations where "
+                        f"one pass needs {_size(reference)}: part of it is computed twice")
+        return None
+
+    return _rule("computes it in one pass (no part computed twice)", f"One pass: {why}.",
+                 judge, subject=function)
+
+

@@ -246,25 +246,41 @@ def _callback(result: CallResult) -> str | None:
     return None
 
 
+def builtin_titles(spec: FunctionExercise) -> dict[str, str]:
+    """The built-in checks' titles: plain words a learner reads (no Markdown)."""
+    fn = spec.function
+    return {"runs": f"{fn} is defined and runs on every hidden input",
+            "edge": f"{fn} matches the reference on the edge cases",
+            "random": f"{fn} matches the reference on inputs drawn at grading time",
+            "types": f"{fn} returns the reference's kind of value (jax.Array, dtype)",
+            "unchanged": f"{fn} leaves its arguments unchanged",
+            "jit": f"{fn} works under jax.jit"}
+
+
+def result_titles(spec: FunctionExercise) -> frozenset[str]:
+    """The checks that compare results with the reference: until one of them passes, no
+    other check earns points (an unfinished starter runs, changes nothing and may use the
+    right method, but does not do the exercise)."""
+    titles = builtin_titles(spec)
+    return frozenset({titles["edge"], titles["random"]})
+
+
 def builtin_checks(spec: FunctionExercise) -> list[BuiltinCheck]:
     """The standard checks, numbered before any ``@check`` of the author's (order < 0)."""
-    fn = f"`{spec.function}`"
+    titles = builtin_titles(spec)
     made: list[tuple[str, float, bool, Callable[[Values], None]]] = [
-        (f"{fn} is defined and runs on every hidden input", 1.0, True, _runs(spec)),
-        (f"{fn} matches the reference on the edge cases", 2.0, True, _matches(spec, "edge")),
-        (f"{fn} matches the reference on inputs drawn at grading time", 2.0, True,
-         _matches(spec, "random")),
-        (f"{fn} returns the reference's kind of value (jax.Array, dtype)", 1.0, True,
-         _types(spec)),
-        (f"{fn} leaves its arguments unchanged", 1.0, False, _unchanged(spec)),
+        (titles["runs"], 1.0, True, _runs(spec)),
+        (titles["edge"], 2.0, True, _matches(spec, "edge")),
+        (titles["random"], 2.0, True, _matches(spec, "random")),
+        (titles["types"], 1.0, True, _types(spec)),
+        (titles["unchanged"], 1.0, True, _unchanged(spec)),
     ]
     if spec.jit:
-        made.append((f"{fn} works under jax.jit", 1.0, True, _under_jit(spec)))
-    made += [(f"`{rule.subject or spec.function}` {rule.title}", rule.points, True,
+        made.append((titles["jit"], 1.0, True, _under_jit(spec)))
+    made += [(f"{rule.subject or spec.function} {rule.title}", rule.points, True,
               _rule(spec, rule)) for rule in spec.rules]
     return [(CheckSpec(title, points, visible, -len(made) + i), function)
             for i, (title, points, visible, function) in enumerate(made)]
-
 
 
 def reference_problem(expected: CapturedValues, spec: FunctionExercise) -> str | None:

@@ -56,7 +56,9 @@ class Rule:
     ``holds``: a static rule on the source of that object (the ``def`` or ``lambda`` the
     final binding's code was written at, parsed in the trusted process). ``judge``: a
     behavioural rule on the harness's facts (``course.checks.behaviour``); it returns why
-    the rule does not hold, or None. ``needs``: the facts it reads (``jaxpr``, ``cache``).
+    the rule does not hold, or None. ``needs``: the facts it asks the harness for (``jaxpr``,
+    ``cache``, ``count``: traces and callbacks counted, ``pending``: arguments that become
+    ready only after a slow computation).
     """
 
     title: str
@@ -219,6 +221,8 @@ def encode_calls(spec: FunctionExercise, calls: Sequence[Call],
     header = json.dumps({"version": 1, "function": spec.function, "jit": spec.jit,
                          "static": list(spec.static_argnums), "calls": encoded,
                          "jaxpr": "jaxpr" in spec.needs, "cache": "cache" in spec.needs,
+                         "count": "count" in spec.needs, "pending": "pending" in spec.needs,
+                         "partition": "partition" in spec.needs,
                          "watch": sorted({r.subject for r in spec.rules
                                           if "cache" in r.needs and r.subject}),
                          "substitutes": dict(substitutes or {})}).encode()

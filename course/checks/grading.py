@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from course.checks.api import CheckOutcome
-from course.checks.builtin import reference_problem
+from course.checks.builtin import reference_problem, result_titles
 from course.checks.forgery import forgery
 from course.checks.functions import Call, encode_calls
 from course.checks.runner import ChecksError, CheckSuite, run_checks
@@ -65,9 +65,28 @@ def judge(suite: CheckSuite, captured: CapturedValues, prepared: Prepared,
     # Parsed only for a program that ran to its end: the checks already fail one that did not,
     # and a file that takes seconds to parse then costs the sandbox, not this process.
     refused = forgery(source) if captured.completed and captured.error is None else None
-    if refused is None:
+    if refused is not None:
+        return [replace(o, status="failed", points=0.0, feedback=refused) for o in outcomes]
+    return earned(suite, outcomes)
+
+
+UNEARNED = ("Passed, but it earns its points only once {fn} returns the reference's results "
+            "on the edge cases or on the drawn inputs: the unfinished starter passes it too.")
+
+
+def earned(suite: CheckSuite, outcomes: list[CheckOutcome]) -> list[CheckOutcome]:
+    """The starter earns 0: while no check that compares results with the reference passes,
+    the others (it runs, changes nothing, has the right kind of value, a method rule) pass
+    without points, since the unchanged starter passes them too (``course check`` grades
+    every starter and requires 0)."""
+    if suite.function is None:
         return outcomes
-    return [replace(o, status="failed", points=0.0, feedback=refused) for o in outcomes]
+    results = result_titles(suite.function)
+    if any(o.name in results and o.status == "passed" for o in outcomes):
+        return outcomes
+    note = UNEARNED.format(fn=suite.function.function)
+    return [replace(o, points=0.0, feedback=note) if o.status == "passed" else o
+            for o in outcomes]
 
 
 def score(outcomes: list[CheckOutcome]) -> float:

@@ -1,8 +1,9 @@
 """Run a learner's program as ``__main__`` and report the values that the checks need.
 
-STANDALONE: this file is copied into the grading sandbox on its own. It uses the standard
-library and numpy only and imports nothing from jax-pathways, so learner code never sees the
-hidden checks, and a broken project install cannot break a run.
+STANDALONE: this file and harness_calls.py (which calls a function exercise's function) are
+bound into the grading sandbox on their own. They use the standard library, numpy and (for a
+function exercise) jax only and import nothing from jax-pathways, so learner code never sees
+the hidden checks, and a broken project install cannot break a run.
 
     python harness.py --names masked,x --fd 3 main.py     (the grader: an inherited descriptor)
     python harness.py --names masked,x --out values.bin main.py
@@ -22,8 +23,10 @@ header = {"version": 1, "completed": bool, "error": null | {"type", "message", "
 "text"}, "names": {name: ENTRY}, "calls": null | {"function", "defined", "results": [
 {"outputs": [ENTRY] | null, "tuple", "error": null | {"type", "message", "line", "text"},
 "inputs_after": [ENTRY], "jit": null | {"outputs", "tuple", "error"}, "facts": {"seconds",
-"jaxpr": {"eqns", "primitives": {name: count}} | {"error"}}}], "targets": {name: {"line",
-"name", "in_program"}}, "compiled": {name: int}}}, where ENTRY is
+"outputs": [{"ready", "committed", "devices"}], "pending", "counted": {"traces",
+"callbacks"}, "jaxpr": {"eqns", "primitives": {name: count}, "typed": {op: count}} |
+{"error"}}}], "targets": {name: {"line", "name", "in_program"}}, "compiled": {name: int}}}
+(harness_calls.py says what each fact is), where ENTRY is
 {"kind": "array", "offset", "length", "type", "dtype"} | {"kind": "scalar", "value", "type"} |
 {"kind": "missing"} | {"kind": "unsupported", "type", "reason"}; a call's output entries also
 carry "jax_array" (bool).
@@ -39,19 +42,15 @@ import json
 import os
 import struct
 import sys
-import time
 import traceback
 import types
 
 MAGIC = b"PWV1\n"
 CALLS_MAGIC = b"PWC1\n"
 MAX_CALLS_BYTES = 64 * 1024 * 1024
-MAX_OUTPUTS = 16
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_MESSAGE = 2000
 SCALARS = (bool, int, float, str, type(None))
-_CLOCK = time.perf_counter
-"""Taken before the program runs: a program that rebinds time.perf_counter does not move it."""
 
 
 def _learner_frames(exc: BaseException, program: str) -> list[tuple[int, str]]:
@@ -159,183 +158,24 @@ def read_calls(path: str) -> dict:
     return spec
 
 
-def _arguments(call: dict) -> list:
-    """Fresh arguments for one call: arrays become jax arrays (cast when the author asked)."""
-    import jax.numpy as jnp
+def calls_module() -> types.ModuleType:
+    """harness_calls.py, bound next to this file in the sandbox, loaded by path (``python
+    -I`` puts no script directory on sys.path, and the program must not import it)."""
+    global _CALLS_MODULE
+    if _CALLS_MODULE is None:
+        import importlib.util
 
-    args = []
-    for arg in call["args"]:
-        if arg["kind"] == "array":
-            value = jnp.asarray(arg["value"])
-            args.append(value.astype(arg["cast"]) if arg.get("cast") else value)
-        else:
-            args.append(arg["value"])
-    return args
-
-
-def jax_tools() -> dict:
-    """``jax.jit`` and ``jax.Array`` as imported before the learner's program runs, so a
-    program that rebinds them does not change what the harness calls or reports."""
-    import jax
-    import jax.numpy as jnp
-
-    return {"jit": jax.jit, "Array": jax.Array, "make_jaxpr": jax.make_jaxpr, "jax": jax,
-            "jnp": jnp}
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness_calls.py")
+        spec = importlib.util.spec_from_file_location("pathways_harness_calls", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"no {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _CALLS_MODULE = module
+    return _CALLS_MODULE
 
 
-def _outputs(value: object, body: _Body, tools: dict) -> tuple[list[dict], bool]:
-    is_tuple = isinstance(value, tuple | list)
-    items = list(value)[:MAX_OUTPUTS] if is_tuple else [value]
-    entries = []
-    for item in items:
-        entry = body.entry(item)
-        entry["jax_array"] = isinstance(item, tools["Array"])
-        entries.append(entry)
-    return entries, is_tuple
-
-
-MAX_PRIMITIVES = 64
-MAX_EQNS = 1_000_000
-MAX_UNWRAP = 8
-
-
-def _target(function: object, program: str) -> dict:
-    """Where the object the harness calls was written: a function's code (the code that runs,
-    so a wrapper is reported, not what it claims to wrap), else what a jax.jit or
-    functools.partial wraps. The trusted side reads the rules' source at that line."""
-    obj = function
-    for _ in range(MAX_UNWRAP):
-        code = getattr(obj, "__code__", None)
-        if code is not None:
-            return {"line": int(code.co_firstlineno), "name": str(code.co_name)[:200],
-                    "in_program": os.path.abspath(code.co_filename) == program}
-        inner = getattr(obj, "__wrapped__", None) or getattr(obj, "func", None)
-        if inner is None or inner is obj:
-            break
-        obj = inner
-    return {"line": None, "name": type(function).__qualname__[:200], "in_program": False}
-
-
-def _walk_jaxpr(jaxpr: object, names: dict, depth: int = 0) -> int:
-    """Equations of ``jaxpr`` and of every jaxpr nested in its equations' parameters."""
-    if depth > 32:
-        return 0
-    count = 0
-    for eqn in getattr(jaxpr, "eqns", ()):
-        count += 1
-        name = str(eqn.primitive.name)[:56]
-        if eqn.params.get("reverse") is True:
-            name += "[reverse]"  # a scan run backwards: what transposing a loop makes
-        names[name] = names.get(name, 0) + 1
-        for value in eqn.params.values():
-            for item in value if isinstance(value, tuple | list) else (value,):
-                inner = getattr(item, "jaxpr", item)
-                if hasattr(inner, "eqns"):
-                    count += _walk_jaxpr(inner, names, depth + 1)
-        if count > MAX_EQNS:
-            break
-    return count
-
-
-def _jaxpr_facts(function: object, args: list, tools: dict) -> dict:
-    """The size and primitives of what JAX traces from one call (Python scalars static)."""
-    static = tuple(i for i, a in enumerate(args) if not hasattr(a, "shape"))
-    try:
-        closed = tools["make_jaxpr"](function, static_argnums=static)(*args)
-    except BaseException as exc:  # noqa: BLE001 - a function JAX cannot trace is a fact
-        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
-    names: dict = {}
-    count = _walk_jaxpr(closed.jaxpr, names)
-    kept = sorted(names)[:MAX_PRIMITIVES]
-    return {"eqns": min(count, MAX_EQNS), "primitives": {k: names[k] for k in kept}}
-
-
-def _timed(function: object, args: list) -> tuple[object, float]:
-    """The call and its wall time, blocked until the outputs are ready (a fact the trusted
-    side compares with the durations a timing exercise reports)."""
-    start = _CLOCK()
-    value = function(*args)
-    for item in value if isinstance(value, tuple | list) else (value,):
-        ready = getattr(item, "block_until_ready", None)
-        if callable(ready):
-            ready()
-    return value, _CLOCK() - start
-
-
-def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
-    """Rebind each name to the function the trusted side drew for this grading."""
-    for name, source in sources.items():
-        scope = {"jax": tools["jax"], "jnp": tools["jnp"]}
-        exec(source, scope)  # noqa: S102 - the trusted side's code, drawn at grading time
-        namespace[name] = scope[name]
-
-
-def _call(function: object, call: dict, body: _Body, tools: dict, program: str,
-          lines: list[str]) -> dict:
-    result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None, "facts": {}}
-    args = _arguments(call)
-    try:
-        if not callable(function):
-            raise NameError(f"the program defines no function `{call.get('function')}`")
-        value, result["facts"]["seconds"] = _timed(function, args)
-        result["outputs"], result["tuple"] = _outputs(value, body, tools)
-    except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
-        result["error"] = _describe_error(exc, program, lines)
-    result["inputs_after"] = [body.entry(arg) for arg in args]
-    return result
-
-
-def _jit_call(function: object, call: dict, spec: dict, body: _Body, tools: dict,
-              program: str, lines: list[str]) -> dict:
-    jitted: dict = {"outputs": None, "tuple": False, "error": None}
-    try:
-        compiled = tools["jit"](function, static_argnums=tuple(spec.get("static", ())))
-        jitted["outputs"], jitted["tuple"] = _outputs(compiled(*_arguments(call)), body, tools)
-    except BaseException as exc:  # noqa: BLE001
-        jitted["error"] = _describe_error(exc, program, lines)
-    return jitted
-
-
-def run_calls(namespace: dict, spec: dict, body: _Body, program: str) -> dict:
-    """Call the learner's function on every hidden input; report outputs, never judge them.
-
-    Everything is asked of the object each name is bound to when the program has ended (the
-    final binding), never of a ``def`` in the source: where it was written, each call's
-    blocked wall time, with ``jaxpr`` what JAX traces from each call, with ``cache`` the
-    compilations a jitted function made during the hidden calls (its cache emptied first)."""
-    tools = spec.get("tools") or jax_tools()
-    with open(program, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
-    _substitute(namespace, spec.get("substitutes") or {}, tools)
-    report: dict = {"function": spec["function"], "results": [], "targets": {},
-                    "compiled": {}, "defined": callable(namespace.get(spec["function"]))}
-    if not report["defined"]:
-        return report
-    names = [c.get("function") or spec["function"] for c in spec["calls"]]
-    counted = sorted(set(names) | set(spec.get("watch") or ()))  # helpers it calls, too
-    for name in counted:
-        target = namespace.get(name)
-        if callable(target):
-            report["targets"][name] = _target(target, program)
-            if callable(getattr(target, "clear_cache", None)):
-                target.clear_cache()  # no trace of the program's own (a substitute is new)
-    report["results"] = [_call(namespace.get(name), dict(call, function=name), body, tools,
-                               program, lines) for name, call in zip(names, spec["calls"],
-                                                                     strict=True)]
-    for name in counted:
-        size = getattr(namespace.get(name), "_cache_size", None)
-        if spec.get("cache") and callable(size):
-            try:
-                report["compiled"][name] = int(size())
-            except BaseException:  # noqa: BLE001, S110 - no count is a fact too
-                pass
-    for name, call, result in zip(names, spec["calls"], report["results"], strict=True):
-        function = namespace.get(name)
-        if spec.get("jaxpr") and callable(function):
-            result["facts"]["jaxpr"] = _jaxpr_facts(function, _arguments(call), tools)
-        if spec.get("jit"):
-            result["jit"] = _jit_call(function, call, spec, body, tools, program, lines)
-    return report
+_CALLS_MODULE: types.ModuleType | None = None
 
 
 def build_report(namespace: dict, names: list[str], completed: bool, error: dict | None,
@@ -346,7 +186,12 @@ def build_report(namespace: dict, names: list[str], completed: bool, error: dict
     entries: dict[str, dict] = {}
     for name in names:
         entries[name] = body.entry(namespace[name]) if name in namespace else {"kind": "missing"}
-    called = run_calls(namespace, calls, body, program) if calls and completed else None
+    called = None
+    if calls and completed:
+        with open(program, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        called = calls_module().run_calls(namespace, calls, body, program,
+                                          lambda exc: _describe_error(exc, program, lines))
     header = json.dumps({"version": 1, "completed": completed, "error": error,
                          "names": entries, "calls": called}).encode()
     return MAGIC + struct.pack(">Q", len(header)) + header + b"".join(body.blobs)
@@ -417,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         try:
-            calls["tools"] = jax_tools()
+            calls["tools"] = calls_module().jax_tools()
         except ImportError as import_exc:
             print(f"harness: a function exercise needs jax: {import_exc!r}", file=sys.stderr)
             sink.close()

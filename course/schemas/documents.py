@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
+from course.devices import MAX_DEVICES
 from course.schemas.base import Bool, Int, StrictSchema, Text
 
 SLUG = validate.Regexp(r"^[a-z0-9]+(-[a-z0-9]+)*$",
@@ -64,6 +65,9 @@ class ProjectSchema(StrictSchema):
     checkpoint_prompt = Text()
     stages = fields.List(fields.Nested(StageSchema), required=True,
                          validate=validate.Length(min=1))
+    devices = Int(required=False, load_default=1,
+                  validate=validate.Range(min=1, max=MAX_DEVICES))
+    """Logical CPU devices the grader gives the project's runs (docs/AUTHORING.md)."""
 
 
 class ProvenanceSchema(StrictSchema):

@@ -6,6 +6,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from course.devices import MAX_DEVICES
 from course.schemas.base import Bool, Int, StrictSchema, Text, TextList
 from course.schemas.documents import SLUG
 from course.variants import fields as template_fields
@@ -52,6 +53,9 @@ class ExerciseSchema(StrictSchema):
     plan = TextList(validate=validate.Length(min=1))
     hints = TextList(load_default=list, required=False)
     reasoning = Text()
+    devices = Int(required=False, load_default=1,
+                  validate=validate.Range(min=1, max=MAX_DEVICES))
+    """Logical CPU devices the grader gives this exercise's runs (docs/AUTHORING.md)."""
 
 
 PARAM_NAME = validate.Regexp(r"^[A-Za-z_][A-Za-z0-9_]*$",

@@ -41,14 +41,15 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult:
+def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S,
+               extra_env: dict[str, str] | None = None) -> RunResult:
     """``python *args`` in ``cwd``; output captured as text. Inside
     ``course.tools.forkserver.prewarmed(env)`` a script is forked from a process that has
-    imported JAX, and every run gets ``env``."""
+    imported JAX, and every run gets ``env``. ``extra_env`` is added for this run only."""
     server = forkserver.active()
-    env = server.env if server is not None else child_env()
+    env = {**(server.env if server is not None else child_env()), **(extra_env or {})}
     if server is not None and args and not args[0].startswith("-"):
-        forked = server.run(args, cwd, timeout)
+        forked = server.run(args, cwd, timeout, extra_env)
         if forked is not None:
             return RunResult(*forked)
     start = time.monotonic()

@@ -1,9 +1,10 @@
 """``course check``'s exercise items: the reference at full marks, and every cheat below.
 
 Each is graded through ``course.checks.grading`` (the grader's algorithm), with the programs
-run here as subprocesses instead of in the sandbox. A function exercise's cheats: the starter,
-``hardcoded`` (the reference's outputs on the example typed in), ``variant`` (another variant's
-reference) and the author's ``counterexamples/*.py``, each under the score it declares.
+run here as subprocesses instead of in the sandbox. A function exercise's cheats: the starter
+(which must score 0, every check titled in plain words), ``hardcoded`` (the reference's
+outputs on the example typed in), ``variant`` (another variant's reference) and the author's
+``counterexamples/*.py``, each under the score it declares.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from course.checks import (
     reference_problem,
 )
 from course.checks.grading import Prepared, judge, prepare, score
+from course.devices import device_env
 from course.model import Exercise, Lesson
 from course.submission import submission_for
 from course.tools.execute import DEFAULT_TIMEOUT_S, RunResult, run_python
@@ -39,7 +41,7 @@ Outcome = tuple[bool, str, float]
 
 
 def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
-             timeout: float) -> tuple[CapturedValues, RunResult]:
+             timeout: float, devices: int = 1) -> tuple[CapturedValues, RunResult]:
     folder.mkdir(parents=True, exist_ok=True)
     program = folder / "main.py"
     program.write_text(code, encoding="utf-8")
@@ -49,7 +51,8 @@ def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
         (folder / "calls.bin").write_bytes(calls)
         extra = ["--calls", str(folder / "calls.bin")]
     run = run_python([str(HARNESS_PATH), "--names", ",".join(suite.names), *extra, "--out",
-                      str(report), str(program)], cwd=folder, timeout=timeout)
+                      str(report), str(program)], cwd=folder, timeout=timeout,
+                     extra_env=device_env(devices))
     payload = report.read_bytes() if report.is_file() else b""
     return read_values(payload), run
 
@@ -59,17 +62,18 @@ _REFERENCES_LOCK = threading.Lock()
 
 
 def _reference(code: str, suite: CheckSuite, calls: bytes, folder: Path,
-               timeout: float) -> tuple[CapturedValues, RunResult]:
+               timeout: float, devices: int = 1) -> tuple[CapturedValues, RunResult]:
     """The reference's values on ``calls``, run once per process: every item of one exercise
     grades against the same (variant, seed) inputs. Only a clean run is kept, so a broken
     reference is reported by every item that needs it."""
     key = hashlib.sha256(b"\0".join(
-        [code.encode(), ",".join(suite.names).encode(), calls])).hexdigest()
+        [code.encode(), ",".join(suite.names).encode(), calls, str(devices).encode()])
+    ).hexdigest()
     with _REFERENCES_LOCK:
         found = _REFERENCES.get(key)
     if found is not None:
         return found
-    expected, run = _harness(code, suite, calls, folder, timeout)
+    expected, run = _harness(code, suite, calls, folder, timeout, devices)
     if suite.function is None or reference_problem(expected, suite.function) is None:
         with _REFERENCES_LOCK:
             _REFERENCES[key] = expected, run
@@ -81,7 +85,7 @@ def _prepared(suite: CheckSuite, exercise: Exercise, lesson: Lesson | None, vari
     runs: list[RunResult] = []
 
     def run_reference(code: str, calls: bytes) -> CapturedValues:
-        expected, run = _reference(code, suite, calls, folder, timeout)
+        expected, run = _reference(code, suite, calls, folder, timeout, exercise.devices)
         runs.append(run)
         return expected
 
@@ -113,7 +117,8 @@ def grade_submission(code: str, exercise: Exercise, tmp: Path, timeout: float, *
             and reference_run is not None:
         captured, run = prepared.expected, reference_run
     else:
-        captured, run = _harness(code, suite, prepared.calls, tmp / "learner", timeout)
+        captured, run = _harness(code, suite, prepared.calls, tmp / "learner", timeout,
+                                 exercise.devices)
     return judge(suite, captured, prepared, code), captured, run
 
 
@@ -206,12 +211,21 @@ def check_starter(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float)
         return False, (f"main.py + starter.py stopped at {error.describe()}, a line without "
                        "a TODO: the starter must fail only where the learner has work to do"
                        ), run.seconds
-    if got >= exercise.max_points:
-        return False, (f"the unchanged starter already scores full marks ({got:g}/"
-                       f"{exercise.max_points:g}): its checks do not test the exercise"
-                       ), run.seconds
+    if got > 0:
+        earning = "; ".join(f"{o.name} ({o.points:g})" for o in outcomes if o.points > 0)
+        return False, (f"the unchanged starter scores {got:g}/{exercise.max_points:g}, not 0: "
+                       f"a check it passes must earn nothing (earned: {earning})"), run.seconds
+    unnamed = [o.name for o in outcomes if not o.visible or not learner_facing(o.name)]
+    if unnamed:
+        return False, ("every check needs a visible title in plain words (no backticks or "
+                       f"Markdown): {'; '.join(unnamed)}"), run.seconds
     stopped = f"stops at line {error.line} (TODO)" if error else "runs"
-    return True, f"{stopped}, scores {got:g}/{exercise.max_points:g}", run.seconds
+    return True, f"{stopped}, scores 0/{exercise.max_points:g}", run.seconds
+
+
+def learner_facing(title: str) -> bool:
+    """A check's title as a learner reads it: words, no Markdown the page would show raw."""
+    return bool(title.strip()) and not any(mark in title for mark in ("`", "**", "__"))
 
 
 # --- counterexamples ------------------------------------------------------------------------

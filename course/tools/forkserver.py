@@ -106,10 +106,13 @@ class ForkServer:
                     run.started.set()
                     run.ended.set()
 
-    def run(self, argv: list[str], cwd: Path, timeout: float
+    def run(self, argv: list[str], cwd: Path, timeout: float,
+            extra_env: dict[str, str] | None = None,
             ) -> tuple[int | None, str, str, float] | None:
         """(exit code or None at the timeout, stdout, stderr, seconds); None when the server
-        could not take the run (the caller runs it cold)."""
+        could not take the run (the caller runs it cold). ``extra_env`` is added to this run's
+        environment only (XLA_FLAGS for logical devices: read when the run's own backend
+        starts, which the server never did)."""
         start = time.monotonic()
         with self._lock:
             if self._gone:
@@ -120,7 +123,8 @@ class ForkServer:
         folder = Path(tempfile.mkdtemp(prefix=f"run-{run_id}-", dir=self._scratch))
         out, err = folder / "stdout", folder / "stderr"
         request = {"id": run_id, "argv": argv, "cwd": str(Path(cwd).resolve()),
-                   "stdout": str(out), "stderr": str(err), "env": self.env}
+                   "stdout": str(out), "stderr": str(err),
+                   "env": {**self.env, **(extra_env or {})}}
         try:
             try:
                 assert self._proc.stdin is not None

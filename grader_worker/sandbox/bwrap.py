@@ -25,6 +25,7 @@ import os
 import shutil
 from pathlib import Path
 
+from course.devices import device_env
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.sandbox import site_view
 
@@ -87,7 +88,7 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     ``workdir`` None (cold runs): /home/learner is a tmpfs of ``disk_bytes`` holding main.py
     copied from ``main_fd``; else the host ``workdir`` is bound there (the warm runner's home).
     ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
-    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy).
+    ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy, optax).
     ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
     """
     view = site_view.probe(python, site_packages(platform, packages))
@@ -142,6 +143,9 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
                 "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
     cmd += ["--perms", "0755", "--dir", GRADER,
             "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
+    calls_module = harness.with_name("harness_calls.py")  # harness.py loads it by path
+    if calls_module.is_file():
+        cmd += ["--ro-bind", str(calls_module), f"{GRADER}/harness_calls.py"]
     if calls_fd is not None:
         cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
     if zygote is not None:
@@ -179,9 +183,11 @@ def with_status_fd(cmd: list[str], fd: int) -> list[str]:
     return [cmd[0], "--json-status-fd", str(fd), *cmd[1:]]
 
 
-def sandbox_env(platform: str, run_uid: int | None) -> dict[str, str]:
-    """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone)."""
+def sandbox_env(platform: str, run_uid: int | None, devices: int = 1) -> dict[str, str]:
+    """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone but
+    the exercise: ``devices`` logical CPU devices, ``course.devices``)."""
     return {
+        **device_env(devices),
         "JAX_PLATFORMS": platform,
         "HOME": WORK,
         "TMPDIR": "/tmp",

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from grader_worker.errors import SandboxUnavailable
 
-DEFAULT_PACKAGES = ("jax", "numpy")
-"""Roots of the allow-list; their requirements (not extras) are added."""
+DEFAULT_PACKAGES = ("jax", "numpy", "optax")
+"""Roots of the allow-list; their requirements (not extras) are added. optax: Phase 03's lessons
+and the train-from-scratch project train with it (docs/SANDBOX.md)."""
 TPU_PACKAGES = ("libtpu",)
 
 # Runs under the sandbox's interpreter, outside the sandbox: stdlib only.

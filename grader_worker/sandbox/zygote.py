@@ -128,6 +128,9 @@ def _program(request: dict, fds: dict[str, int], harness, seccomp) -> None:  # n
         for name, (soft, hard) in request["rlimits"].items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
         os.chdir(HOME)
+        for key, value in (request.get("env") or {}).items():  # XLA_FLAGS: read when this
+            if key == "XLA_FLAGS" and isinstance(value, str):  # run's backend starts
+                os.environ[key] = value
         seccomp.install_in_this_process()
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)

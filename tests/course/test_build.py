@@ -212,6 +212,70 @@ def test_learner_zip_holds_phase_02_and_its_commands_work(built: Built, tmp_path
     assert project.returncode == 2 and "TODO 1 (loss in starter/model.py)" in project.stderr
 
 
+def test_learner_zip_holds_phase_03_and_its_commands_work(built: Built, tmp_path: Path) -> None:
+    """A Phase 03 lesson (it draws from keys) and the train-from-scratch project's first stage
+    run from the ZIP, whose pinned requirements carry optax (lesson 03 and the project train
+    with it)."""
+    lesson = built.course.lesson("randomness-01")
+    assert lesson is not None and lesson.relpath.startswith("phases/03-randomness/")
+    with zipfile.ZipFile(built.out / ZIP) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path)
+    for name in ("run.py", "README.md", "starter/model.py"):
+        assert f"projects/train-from-scratch/{name}" in names
+    assert not [n for n in names if n.startswith("projects/train-from-scratch/")
+                and ("/solution/" in n or n.endswith("checks.py"))]
+    assert {"exercises/randomness-03.py", "exercises/randomness-03.ipynb",
+            "phases/03-randomness/03-training-step/figure/make_figure.py"} <= names
+    pins = {line.split("==")[0] for line in (tmp_path / "requirements-cpu.txt").read_text()
+            .splitlines() if "==" in line}
+    assert {"optax", "absl-py"} <= pins
+    run = subprocess.run([sys.executable, f"{lesson.relpath}/code/main.py"], cwd=tmp_path,
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "PASS: randomness-01" in run.stdout and "correlation of two draws" in run.stdout
+    project = subprocess.run(
+        [sys.executable, "projects/train-from-scratch/run.py", "--implementation", "starter",
+         "--stage", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert project.returncode == 2 and "TODO 1 (init_params)" in project.stderr
+
+
+def test_phase_03_study_guide_links_its_lessons_and_project(built: Built) -> None:
+    phase = next(p for p in built.course.phases if p.id == "03-randomness")
+    assert phase.project is not None and phase.project.slug == "train-from-scratch"
+    guide = (built.out / "guides" / "03-randomness.html").read_text()
+    text = " ".join("".join(parse(guide).text).split())
+    assert "Randomness, pytrees and training state: study guide" in text
+    for lesson in phase.lessons:
+        assert f'href="../lessons/{lesson.id}.html"' in guide
+    assert 'href="../projects/train-from-scratch.html"' in guide
+    for stage in phase.project.stages:
+        assert f"Stage {stage.number}: {stage.title}" in text
+    assert 'href="guides/03-randomness.html"' in (built.out / "index.html").read_text()
+
+
+def test_learner_zip_holds_phase_04_and_its_commands_work(built: Built, tmp_path: Path) -> None:
+    """A Phase 04 lesson runs from the ZIP on 8 logical devices it asks for itself, and the
+    shard-the-step project ships without its solution and stops at its first TODO."""
+    lesson = built.course.lesson("parallel-01")
+    assert lesson is not None and lesson.relpath.startswith("phases/04-parallelism/")
+    with zipfile.ZipFile(built.out / ZIP) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path)
+    assert {"projects/shard-the-step/run.py", "projects/shard-the-step/starter/model.py",
+            f"{lesson.relpath}/code/main.py"} <= names
+    assert not [n for n in names if n.startswith("projects/shard-the-step/")
+                and ("/solution/" in n or n.endswith("checks.py") or "counterexamples" in n)]
+    run = subprocess.run([sys.executable, f"{lesson.relpath}/code/main.py"], cwd=tmp_path,
+                         env=ENV, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "devices: 8" in run.stdout and "PASS: parallel-01" in run.stdout
+    project = subprocess.run(
+        [sys.executable, "projects/shard-the-step/run.py", "--implementation", "starter",
+         "--stage", "1"], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
+    assert project.returncode == 2 and "TODO: stage 1" in project.stdout, project.stdout
+
+
 def test_phase_02_study_guide_shows_preparation_milestones_and_project(built: Built) -> None:
     phase = next(p for p in built.course.phases if p.id == "02-transformations")
     assert phase.project is not None and phase.project.slug == "transforms-fit"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from course.checks import (
-    HARNESS_PATH,
+    HARNESS_FILES,
     CapturedValues,
     ChecksError,
     ValuesError,
@@ -47,10 +47,12 @@ def dtype(v: Values) -> None:
 
 def harness(tmp_path: Path, program: str, names: str = "masked,x",
             via_fd: bool = False) -> tuple[subprocess.CompletedProcess, bytes]:
-    """Run harness.py as the grader does, copied alone into an empty folder."""
+    """Run harness.py as the grader does, copied with harness_calls.py alone into an empty
+    folder."""
     sandbox = tmp_path / "sandbox"
     sandbox.mkdir(exist_ok=True)
-    (sandbox / "harness.py").write_bytes(HARNESS_PATH.read_bytes())
+    for path in HARNESS_FILES:
+        (sandbox / path.name).write_bytes(path.read_bytes())
     (sandbox / "main.py").write_text(program)
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"}
     if via_fd:
@@ -86,10 +88,11 @@ def _imports(nodes) -> set[str]:  # noqa: ANN001
 
 def test_harness_imports_only_stdlib_and_numpy():
     """jax only lazily, to call a function exercise's function (the program imported it)."""
-    tree = ast.parse(HARNESS_PATH.read_text())
-    assert _imports(tree.body) - {"__future__"} <= set(sys.stdlib_module_names)
-    assert _imports(ast.walk(tree)) - {"__future__", "numpy", "jax"} <= set(
-        sys.stdlib_module_names)
+    for path in HARNESS_FILES:
+        tree = ast.parse(path.read_text())
+        assert _imports(tree.body) - {"__future__"} <= set(sys.stdlib_module_names), path
+        assert _imports(ast.walk(tree)) - {"__future__", "numpy", "jax"} <= set(
+            sys.stdlib_module_names), path
 
 
 def test_correct_program_gets_full_marks(tmp_path: Path, checks_path: Path):

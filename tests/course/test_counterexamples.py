@@ -9,7 +9,12 @@ import pytest
 from course import load_course, submission_for
 from course.checks import ChecksError
 from course.tools.checking import plan
-from course.tools.exercise_items import at_most, counterexamples, read_counterexample
+from course.tools.exercise_items import (
+    at_most,
+    check_starter,
+    counterexamples,
+    read_counterexample,
+)
 
 
 def test_every_gradable_has_counterexamples_with_bounds_below_full() -> None:
@@ -51,3 +56,19 @@ def test_an_answer_above_its_bound_fails_the_item(tmp_path: Path) -> None:
     ok, detail, _ = at_most(lesson, exercise, tmp_path / "b", 120, program, "the reference",
                             exercise.max_points, variant)
     assert ok and f"{exercise.max_points:g}/{exercise.max_points:g}" in detail
+
+
+def _gradables() -> list[str]:
+    return [exercise.id for _, exercise in load_course().gradables()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise_id", _gradables())
+def test_every_starter_scores_zero_with_plain_check_titles(exercise_id: str,
+                                                          tmp_path: Path) -> None:
+    """What `course check`'s starter item proves, for every exercise and project: the unchanged
+    starter scores 0 (a check it passes earns nothing), every check visible and titled in
+    plain words."""
+    lesson, exercise = load_course().exercise(exercise_id)  # a project: its phase's last lesson
+    ok, detail, _ = check_starter(lesson, exercise, tmp_path, 120)
+    assert ok and "scores 0/" in detail, detail

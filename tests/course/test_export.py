@@ -72,7 +72,7 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
     and Phase 02's own project follows Phase 02's lessons."""
     ids = [p.content_id for p in placeables(course)]
     assert ids.index("project.arrays-audit") < ids.index("transforms-01")
-    phase2 = ids[ids.index("transforms-01"):]
+    phase2 = ids[ids.index("transforms-01"):ids.index("project.transforms-fit") + 1]
     assert phase2[:20] == [
         "transforms-01", "transforms-01.checkpoint", "transforms-01.exercise.static-length",
         "transforms-01.exercise.first-vs-later", "transforms-01.exercise.bucketed-lengths",
@@ -100,6 +100,69 @@ def test_both_phases_are_placed_in_course_order(course: Course) -> None:
     assert extensions["content_kind"] == "project", "a project is placed as the phase's project"
     assert float(extensions["points_possible"]) == course.exercise(
         "project.transforms-fit")[1].max_points
+
+
+def test_phase_03_is_placed_after_phase_02_with_its_project(course: Course) -> None:
+    """Phase 03 (randomness, pytrees, training state) follows Phase 02's project in the picker
+    and the cartridge: its four lessons with their checkpoints and exercises, then its
+    project; the checkpoint quiz (cartridge and Canvas QTI) holds its four checkpoints."""
+    ids = [p.content_id for p in placeables(course)]
+    assert ids.index("project.transforms-fit") < ids.index("randomness-01")
+    phase3 = ids[ids.index("randomness-01"):ids.index("project.train-from-scratch") + 1]
+    assert phase3 == [
+        "randomness-01", "randomness-01.checkpoint", "randomness-01.exercise.per-example-noise",
+        "randomness-01.exercise.step-keys", "randomness-01.exercise.bootstrap-means",
+        "randomness-02", "randomness-02.checkpoint", "randomness-02.exercise.global-norm",
+        "randomness-02.exercise.tree-to-vector", "randomness-02.exercise.vector-to-tree",
+        "randomness-03", "randomness-03.checkpoint", "randomness-03.exercise.adam-steps",
+        "randomness-03.exercise.clipped-sgd", "randomness-03.exercise.fit-compiled-once",
+        "randomness-04", "randomness-04.checkpoint", "randomness-04.exercise.epoch-order",
+        "randomness-04.exercise.stop-epoch", "randomness-04.exercise.resume-exact",
+        "project.train-from-scratch"]
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    phase_item = next(p for p in manifest.iter(f"{{{CP}}}item")
+                      if p.get("identifier") == "phase-03-randomness")
+    assert "Randomness, pytrees and training state" in phase_item.findtext("cp:title",
+                                                                          namespaces=NS)
+    modules = [i.get("identifier") for i in phase_item.iterfind("cp:item", NS)]
+    assert modules == ["module-randomness-01", "module-randomness-02", "module-randomness-03",
+                       "module-randomness-04", "item-project.train-from-scratch"]
+    link = ET.fromstring(files["lti/project.train-from-scratch.xml"])
+    extensions = {p.get("name"): p.text for p in link.iterfind(".//lticm:property", NS)}
+    assert float(extensions["points_possible"]) == course.exercise(
+        "project.train-from-scratch")[1].max_points
+    checkpoints = {f"randomness-0{n}.checkpoint" for n in range(1, 5)}
+    quiz = ET.fromstring(files["checkpoints/assessment.xml"])
+    assert checkpoints <= {i.get("ident") for i in quiz.iter(f"{{{QTI}}}item")}
+    canvas = unzip(canvas_qti(course).zip_bytes())
+    href = ET.fromstring(canvas["imsmanifest.xml"]).find("cp:resources/cp:resource/cp:file",
+                                                         NS).get("href")
+    assert checkpoints <= {i.get("ident") for i in ET.fromstring(canvas[href]).iter(
+        f"{{{QTI}}}item")}
+
+
+def test_phase_04_follows_with_its_lessons_exercises_and_project(course: Course) -> None:
+    """Parallelism (phase 04) is placed after the phases before it, its project last, in the
+    picker's list, the cartridge and the quiz."""
+    ids = [p.content_id for p in placeables(course)]
+    phase4 = ids[ids.index("parallel-01"):]
+    assert ids.index("project.train-from-scratch") < ids.index("parallel-01")
+    assert phase4 == [
+        "parallel-01", "parallel-01.checkpoint", "parallel-01.exercise.spread",
+        "parallel-02", "parallel-02.checkpoint", "parallel-02.exercise.partitioned-matmul",
+        "parallel-03", "parallel-03.checkpoint", "parallel-03.exercise.data-parallel-grad",
+        "parallel-04", "parallel-04.checkpoint", "parallel-04.exercise.model-parallel-step",
+        "project.shard-the-step"]
+    files = unzip(cartridge(course, TOOL).zip_bytes())
+    manifest = ET.fromstring(files["imsmanifest.xml"])
+    phase_item = next(p for p in manifest.iter(f"{{{CP}}}item")
+                      if p.get("identifier") == "phase-04-parallelism")
+    modules = [i.get("identifier") for i in phase_item.iterfind("cp:item", NS)]
+    assert modules[0] == "module-parallel-01" and modules[-1] == "item-project.shard-the-step"
+    assert "lti/project.shard-the-step.xml" in files
+    quiz = ET.fromstring(files["checkpoints/assessment.xml"])
+    assert "parallel-04.checkpoint" in {i.get("ident") for i in quiz.iter(f"{{{QTI}}}item")}
 
 
 def test_lti_links_launch_the_tool_with_the_content_id(course: Course) -> None:

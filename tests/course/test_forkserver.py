@@ -182,3 +182,13 @@ def test_the_server_ends_with_its_client_even_when_the_pipe_stays_open() -> None
             assert _gone(server_pid, within_s=30), "the fork server outlived its client"
         finally:
             os.kill(holder, signal.SIGKILL)
+
+
+def test_a_forked_run_gets_the_devices_asked_for_it_only(tmp_path: Path,
+                                                         server: ForkServer) -> None:
+    from course.devices import device_env
+
+    (tmp_path / "count.py").write_text("import jax\nprint(jax.device_count())\n")
+    eight = run_python(["count.py"], cwd=tmp_path, extra_env=device_env(8))
+    plain = run_python(["count.py"], cwd=tmp_path)
+    assert (eight.stdout.strip(), plain.stdout.strip()) == ("8", "1"), eight.stderr

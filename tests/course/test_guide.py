@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+import pytest
 from test_render import parse
 
 from course import ContentError, load_course
@@ -20,8 +21,9 @@ def _text(html: str) -> str:
     return " ".join("".join(parse(html).text).split())
 
 
-def test_phase_02_guide_has_how_to_study_checkpoint_map_and_self_check() -> None:
-    phase = _phase(load_course(), "02-transformations")
+@pytest.mark.parametrize("phase_id", ["02-transformations", "03-randomness"])
+def test_guide_has_how_to_study_checkpoint_map_and_self_check(phase_id: str) -> None:
+    phase = _phase(load_course(), phase_id)
     links = {lesson.id: f"../lessons/{lesson.id}.html" for lesson in phase.lessons}
     html = guide_html(phase, lessons=links)
     text = _text(html)

@@ -75,13 +75,14 @@ def test_submission_is_main_py_with_the_exercise_code_appended(lesson04_course: 
 
 
 def test_the_packaged_course_is_valid():
-    """The whole course as committed: both phases, lessons in phase and lesson order."""
+    """The whole course as committed: its phases in order, lessons in phase and lesson order."""
     course = load_course()
-    assert [p.id for p in course.phases] == ["01-arrays", "02-transformations"]
+    assert [p.id for p in course.phases] == ["01-arrays", "02-transformations",
+                                             "03-randomness", "04-parallelism"]
     assert [x.id for x in course.lessons()] == [
         "arrays-01", "arrays-02", "arrays-03", "arrays-04", "transforms-01", "transforms-02",
-        "transforms-03",
-        "transforms-04"]
+        "transforms-03", "transforms-04", "randomness-01", "randomness-02", "randomness-03",
+        "randomness-04", "parallel-01", "parallel-02", "parallel-03", "parallel-04"]
 
 
 def test_course_imports_without_flask_or_a_database():

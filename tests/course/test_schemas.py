@@ -163,3 +163,17 @@ def test_parametrised_choices_must_read_differently_in_every_variant():
     data["choices"][2] = {**data["choices"][2], "text": "x[{{n}}]"}
     errors = CheckpointSchema().validate(data)
     assert errors["choices"] == ["two choices read the same in variant (n=2)"]
+
+
+def test_an_exercise_asks_for_one_to_eight_devices():
+    from course.devices import device_env
+    from course.schemas.lesson import ExerciseSchema
+
+    entry = {"slug": "s", "kind": "exercise", "title": "T", "prompt": "P", "guide": ["g"],
+             "plan": ["p"], "reasoning": "r"}
+    assert ExerciseSchema().load(entry)["devices"] == 1
+    assert ExerciseSchema().load({**entry, "devices": 8})["devices"] == 8
+    for bad in (0, 9, "8", True):
+        assert "devices" in ExerciseSchema().validate({**entry, "devices": bad})
+    assert device_env(1) == {} and device_env(8) == {
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}

@@ -31,7 +31,7 @@ def test_a_run_shows_output_and_only_its_own_check_and_scores_nothing(
     assert (result.score, result.max_score, result.seed) == (0.0, 0.0, None)
     assert [(c.name, c.status, c.visibility) for c in result.checks] == [
         (RUN_CHECK, "passed", "visible"),
-        ("`mask_tail` matches the reference on the lesson's example", "passed", "visible")]
+        ("mask_tail matches the reference on the lesson's example", "passed", "visible")]
     assert "masked:" in result.stdout
     ResultSchema().load(result.to_dict())  # the service accepts it as a result
 

@@ -85,6 +85,18 @@ def _runner_with(tmp_path: Path, packages: str) -> SandboxRunner:
                                       "PATHWAYS_GRADER_PACKAGES": packages}), HARNESS_PATH)
 
 
+def test_optax_is_importable_by_default(runner) -> None:
+    """Phase 03's lessons and the train-from-scratch project train with optax: a run imports it
+    (and absl, which it requires) with no PATHWAYS_GRADER_PACKAGES, and one update runs."""
+    source = ("import jax.numpy as jnp\nimport optax\n"
+              "opt = optax.adam(0.1)\nparams = {'w': jnp.ones(2)}\n"
+              "updates, _ = opt.update({'w': jnp.ones(2)}, opt.init(params), params)\n"
+              "assert float(optax.apply_updates(params, updates)['w'][0]) < 1.0\n"
+              ) + GOOD.read_text()
+    result = _grade(runner, source)
+    assert (result.outcome, result.score) == ("graded", 3.0), (result.feedback, result.stderr)
+
+
 def test_only_allowed_distributions_are_importable(runner, tmp_path: Path) -> None:
     """pyyaml is installed next to jax: invisible by default, importable once allowed."""
     source = "import yaml\n" + GOOD.read_text()

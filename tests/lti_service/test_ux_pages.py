@@ -215,22 +215,23 @@ def test_lms_lesson_page_has_the_seeds_parts_and_they_resolve(real_stack: Stack)
     assert requests.get(stack.tool_url + lesson_text.split("?")[0], timeout=30).status_code == 401
 
 
-def test_phase_02_is_in_the_picker_and_its_lesson_pages_show_its_study_guide(
-        real_stack: Stack) -> None:
-    """Phase 02 as an instructor places it: its lessons, checkpoints and project in the picker;
-    the placed project opens with model.py to submit (its grading through the real queue is
-    tests/grader_worker/test_queue.py, which grades every gradable); the lesson page links the
-    phase's study guide."""
+@pytest.mark.parametrize("phase_id", ["02-transformations", "03-randomness"])
+def test_a_phase_is_in_the_picker_and_its_lesson_pages_show_its_study_guide(
+        real_stack: Stack, phase_id: str) -> None:
+    """Phases 02 and 03 as an instructor places them: lessons, checkpoints and project in the
+    picker; the placed project opens with model.py to submit (its grading through the real
+    queue is tests/grader_worker/test_queue.py, which grades every gradable); the lesson page
+    links the phase's study guide."""
     stack = real_stack
     course = state(stack.tool).course.get()
-    phase = next(p for p in course.phases if p.id == "02-transformations")
+    phase = next(p for p in course.phases if p.id == phase_id)
     assert phase.project is not None and phase.project.exercise is not None
     picker = Browser().get(stack.lms_url + "/deep-link?user=teacher")
-    assert '<fieldset class="phase" id="phase-02-transformations">' in picker.text
+    assert f'<fieldset class="phase" id="phase-{phase_id}">' in picker.text
     for lesson in phase.lessons:
         assert f'name="lesson" value="{lesson.id}"' in picker.text
         assert f'name="content_id" value="{lesson.checkpoint.id}"' in picker.text
-    assert 'name="content_id" value="project.transforms-fit"' in picker.text
+    assert f'name="content_id" value="{phase.project.id}"' in picker.text
     assert f"{phase.project.exercise.max_points:g} points" in picker.text
     link, project_link = stack.deep_link([phase.lessons[-1].checkpoint.id,
                                           phase.project.id])
@@ -247,9 +248,9 @@ def test_phase_02_is_in_the_picker_and_its_lesson_pages_show_its_study_guide(
                 if "/guide?" in h)
     guide = alice.http.get(stack.tool_url + href, timeout=30)
     assert guide.status_code == 200
-    _assert_layout(guide, "the Phase 02 study guide")
+    _assert_layout(guide, f"the {phase_id} study guide")
     shown = " ".join(html.unescape(re.sub(r"<[^>]+>", "", guide.text)).split())
-    assert "Transformations: study guide" in shown
+    assert f"{phase.title}: study guide" in shown
     for part in ("Preparation", "Milestones", "Project evidence", phase.project.title,
                  *(lesson.title for lesson in phase.lessons),
                  *(f"Stage {s.number}: {s.title}" for s in phase.project.stages)):

@@ -2,18 +2,19 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function, measured_durations
+from course.checks import Call, FunctionExercise, blocks, measured_durations
 
 EXERCISE = FunctionExercise(
     "timed_stats",
     rtol=1e-5,
     ignore_outputs=(2,),
-    rules=(calls_function("block_until_ready", "the clock must stop after the work is done; "
-                          "without blocking it measures only how long it took to queue"),
-           calls_function("perf_counter", "time.perf_counter is the clock for short "
-                          "durations"),
+    rules=(blocks((0, 1), "the clock must stop after the work is done; without blocking it "
+                  "measures only how long it took to queue. The grader hands you an array "
+                  "that is still being computed, so only a function that waits returns "
+                  "finished results"),
            measured_durations((2,), "the third output is the elapsed seconds of the blocked "
-                              "work, time.perf_counter() - start")),
+                              "work, time.perf_counter() - start, which includes waiting for "
+                              "the input", blocked=True)),
 )
 
 

@@ -2,15 +2,15 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, on_host
 
 EXERCISE = FunctionExercise(
     "edit_on_host",
     params={"value": (-1.0, 0.0, 42.0)},
-    rules=(calls_function("array", "np.array(y) copies the device value into a writable NumPy "
-                          "buffer (np.asarray gives a read-only view)"),
-           calls_function("asarray", "jnp.asarray sends the edited buffer back as a new JAX "
-                          "array")),
+    rules=(on_host("np.array(y) copies the device value into a writable NumPy buffer (np.asarray "
+                   "gives a read-only view), and jnp.asarray sends the edited copy back as a "
+                   "new JAX array; JAX cannot trace that round trip, which is how the grader "
+                   "sees it"),),
 )
 
 

@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, placed
 
 EXERCISE = FunctionExercise(
     "weighted_sum",
     rtol=1e-5,
-    rules=(calls_function("device_put", "naming the device with jax.device_put commits the "
-                          "weights to it"),
-           calls_function("devices", "jax.devices('cpu')[0] names the first CPU device")),
+    rules=(placed("cpu:0", "jax.device_put(weights, jax.devices('cpu')[0]) commits the weights "
+                  "to the first CPU device, and a result computed from committed inputs stays "
+                  "committed there"),),
 )
 
 

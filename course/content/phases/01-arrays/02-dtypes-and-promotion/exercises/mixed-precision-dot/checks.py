@@ -2,15 +2,17 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, computes_in
 
 EXERCISE = FunctionExercise(
     "low_precision_matvec",
     jit=True,
     rtol=1e-5,
     atol=1e-6,
-    rules=(calls_function("astype", "cast the float32 operands down to bfloat16 inside the "
-                          "function; the master copies stay float32"),),
+    rules=(computes_in("dot_general", "bfloat16,bfloat16", "float32", "cast the float32 "
+                       "operands down to bfloat16 inside the function (the master copies stay "
+                       "float32) and ask jnp.dot for a float32 result "
+                       "(preferred_element_type)"),),
 )
 
 

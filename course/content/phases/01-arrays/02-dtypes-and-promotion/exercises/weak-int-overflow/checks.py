@@ -2,14 +2,15 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, computes_in
 
 EXERCISE = FunctionExercise(
     "widen_and_scale",
     params={"factor": (100, 60, 300)},
     jit=True,
-    rules=(calls_function("astype", "widen the operand before the product (counts.astype("
-                          "jnp.int32)); widening the result after it keeps the wrapped values"),),
+    rules=(computes_in("mul", "int32,int32", "int32", "widen the operand before the product "
+                       "(counts.astype(jnp.int32)); widening the result after it keeps the "
+                       "wrapped values"),),
 )
 
 

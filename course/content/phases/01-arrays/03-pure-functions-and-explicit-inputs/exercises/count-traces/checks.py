@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, counts_observed
 
 EXERCISE = FunctionExercise(
     "count_traces",
-    rules=(calls_function("callback", "jax.debug.callback runs on every call of the compiled "
-                          "function, a Python side effect only while tracing"),
-           calls_function("effects_barrier", "callbacks run asynchronously; "
-                          "jax.effects_barrier() waits for them before you count")),
+    rules=(counts_observed("a Python side effect in the jitted function runs once per trace, "
+                           "a jax.debug.callback on every call of the compiled function; "
+                           "callbacks run asynchronously, so jax.effects_barrier() waits for "
+                           "them before you count. The grader counts both during your call"),),
 )
 
 

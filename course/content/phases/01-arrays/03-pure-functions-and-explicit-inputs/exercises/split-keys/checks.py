@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, distinct_outputs
 
 EXERCISE = FunctionExercise(
     "three_draws",
     params={"size": (4, 3, 5)},
-    rules=(calls_function("split", "split the root key into one subkey per draw; reusing a key "
-                          "repeats its numbers"),),
+    rules=(distinct_outputs("split the root key into one subkey per draw; reusing a key "
+                            "repeats its numbers"),),
 )
 
 

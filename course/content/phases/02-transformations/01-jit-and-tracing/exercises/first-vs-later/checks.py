@@ -2,20 +2,21 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function, measured_durations
+from course.checks import Call, FunctionExercise, blocks, measured_durations
 
 EXERCISE = FunctionExercise(
     "first_and_later",
     params={"k": (2.0, 3.0, 0.5)},
     rtol=1e-5,
     ignore_outputs=(1, 2),
-    rules=(calls_function("block_until_ready", "dispatch is asynchronous: without blocking, "
-                          "the clock stops when the work is queued, not when it is done"),
-           calls_function("perf_counter", "time.perf_counter is the clock for short "
-                          "durations"),
+    rules=(blocks((0,), "dispatch is asynchronous: without blocking, the clock stops when the "
+                  "work is queued, not when it is done. The grader hands you an array that is "
+                  "still being computed, so only a function that waits returns a finished "
+                  "result"),
            measured_durations((1, 2), "the second and third outputs are the seconds of the "
                               "first call (trace, compile, run) and of a later one (run only), "
-                              "each clock stopped after block_until_ready", first_slower=True)),
+                              "each clock stopped after block_until_ready", first_slower=True,
+                              blocked=True))
 )
 
 

@@ -2,31 +2,35 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, Values, calls_function, check, traced
+from course.checks import Call, FunctionExercise, Values, check, traced
 
 STEP = 1e-3
 """central_difference's h (lesson 02, step 4)."""
 F_MAX = 2.0 * 5 * 4.0
-"""|f(w)| = |a * sum(sin(w) * w)| <= a * sum(|w_i|) on the hidden inputs: a <= 2, at most 5
-entries, |w_i| below 4 (normal draws)."""
+"""|wavy(w)| = |a * sum(sin(k w) * w)| <= a * sum(|w_i|) on the hidden inputs: a drawn below 2, at most
+5 entries, |w_i| below 4 (normal draws)."""
 NUMERIC_ATOL = 2 * float(np.finfo(np.float32).eps) * F_MAX / (2 * STEP)
 """Each float32 value of f rounds by up to eps * |f|; the difference of two can be off by twice
-that, and the central difference divides it by 2h: ~4.8e-3. A correct f written another way
-(``a * jnp.vdot(jnp.sin(w), w)``) rounds differently and stays within it; a forward difference
-(error ~ h * |f''| / 2) does not."""
+that, and the central difference divides it by 2h: ~4.8e-3. A central difference written
+another way rounds differently and stays within it; a forward difference (error ~ h * |f''| / 2,
+with |f''| up to a * k^2 * (|w| + 2) per entry) does not."""
 
 EXERCISE = FunctionExercise(
     "directional_check",
-    params={"a": (1.0, 2.0, 0.5)},
     rtol=1e-5,
     atol=1e-5,
     tolerances={1: (1e-5, NUMERIC_ATOL)},
-    rules=(calls_function("grad", "the autodiff side of the check is jax.grad(f)"),
-           calls_function("central_difference", "the numeric side uses step 4's central "
-                          "difference, so the two estimates are independent"),
-           traced("both estimates are JAX computations on w: jax.grad cannot differentiate "
-                  "NumPy")),
+    substitutes=("wavy",),
+    rules=(traced("both estimates are JAX computations on w: jax.grad cannot differentiate "
+                  "NumPy"),)
 )
+
+
+def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
+    """A wavy the learner never saw, a * sin(k w) * w for a and k drawn here: only jax.grad(wavy), not the
+    derivative of the lesson's f derived by hand, gives its gradient."""
+    a, k = (float(np.round(v, 3)) for v in (rng.uniform(0.5, 2.0), rng.uniform(1.2, 1.8)))
+    return {"wavy": f"def wavy(w):\n    return {a} * jnp.sum(jnp.sin({k} * w) * w)\n"}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

@@ -2,18 +2,30 @@
 
 import numpy as np
 
-from course.checks import Call, FunctionExercise, calls_function
+from course.checks import Call, FunctionExercise, one_pass
 
 EXERCISE = FunctionExercise(
     "loss_and_grad",
-    params={"c": (1.0, 0.5, 2.0)},
     jit=True,
     jit_feedback="value_and_grad returns a new function of arrays; it composes with jax.jit",
     rtol=1e-5,
     atol=1e-5,
-    rules=(calls_function("value_and_grad", "it computes the loss and its gradient in one "
-                          "pass, as a training step needs both"),),
+    substitutes=("scaled_mse",),
+    rules=(one_pass("jax.value_and_grad computes the loss and its gradient in one pass, as a "
+                    "training step needs both; the loss and jax.grad separately run the "
+                    "forward pass twice"),)
 )
+
+
+def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
+    """A scaled_mse the learner never saw (still zero, with a zero gradient, at a perfect fit):
+    only a transformation of scaled_mse, not its gradient derived by hand, gives its
+    gradient. The scale is drawn here too, so it plays the part of a per-learner variant."""
+    c, a, b = (float(np.round(v, 3)) for v in (rng.uniform(0.25, 2.0), rng.uniform(0.5, 2.0),
+                                                rng.uniform(0.1, 0.5)))
+    return {"scaled_mse": "def scaled_mse(w, x, y):\n"
+                          "    r = x @ w - y\n"
+                          f"    return {c} * jnp.mean({a} * r ** 2 + {b} * r ** 4)\n"}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

@@ -1,10 +1,12 @@
 # Loss and gradient in one call (Exercise): value_and_grad returns f(w) and df/dw together,
 # sharing the forward pass, which is what every training step needs.
-def loss_and_grad(w, x, y):
-    def loss(w):
-        return ...  # TODO: {{c}} times the mean of (x @ w - y) squared
+# The grader calls it with a scaled_mse of its own: differentiate scaled_mse, do not derive by hand.
+def scaled_mse(w, x, y):
+    return 0.5 * jnp.mean((x @ w - y) ** 2)
 
-    return loss(w), w  # TODO: return jax.value_and_grad(loss)(w) instead
+
+def loss_and_grad(w, x, y):
+    return scaled_mse(w, x, y), w  # TODO: jax.value_and_grad of scaled_mse with respect to w
 
 
 value, grad_w = loss_and_grad(w, x, y)

@@ -1,5 +1,5 @@
-# max-score: 9
-# why: a plausible duration typed in (2 ms): longer than the whole call the grader timed
+# max-score: 8
+# why: a plausible duration typed in (2 ms): shorter than the wait for the input that the grader made pending, which a blocked clock covers
 import time
 
 

@@ -1,5 +1,5 @@
-# max-score: 9
-# why: the right statistics with the duration typed in as 0.0 (block_until_ready and perf_counter named, unused)
+# max-score: 8
+# why: the right statistics with the duration typed in as 0.0
 import time
 
 

@@ -1,4 +1,4 @@
-# max-score: 9
+# max-score: 8
 # why: plausible durations typed in (first 0.5 s, later 0.01 s): longer than the whole call the grader timed
 def first_and_later(v):
     time.perf_counter

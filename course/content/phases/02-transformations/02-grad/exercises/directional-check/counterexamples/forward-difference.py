@@ -1,10 +1,10 @@
-# max-score: 10
-# why: a forward difference instead of step 4's central one: its error (~h |f''| / 2) is within float32 rounding amplified by 1/(2h), so only the central_difference rule tells them apart
-def directional_check(w, v):
-    def f(w):
-        return {{a}} * jnp.sum(jnp.sin(w) * w)
+# max-score: 7
+# why: a forward difference instead of step 4's central one: its error (~h |f''| / 2) exceeds float32 rounding amplified by 1/(2h) on the drawn inputs
+def wavy(w):
+    return jnp.sum(jnp.sin(w) * w)
 
-    autodiff = jnp.vdot(jax.grad(f)(w), v)
-    central_difference
-    numeric = (f(w + 1e-3 * v) - f(w)) / 1e-3
+
+def directional_check(w, v):
+    autodiff = jnp.vdot(jax.grad(wavy)(w), v)
+    numeric = (wavy(w + 1e-3 * v) - wavy(w)) / 1e-3
     return autodiff, numeric

@@ -1,8 +1,10 @@
-# max-score: 10
-# why: the derivative of f derived by hand instead of jax.grad(f)
-def directional_check(w, v):
-    def f(w):
-        return {{a}} * jnp.sum(jnp.sin(w) * w)
+# max-score: 3
+# why: the derivative of the lesson's f derived by hand (an unused jax.grad beside it) instead of jax.grad(wavy): wrong for the wavy drawn at grading time
+def wavy(w):
+    return jnp.sum(jnp.sin(w) * w)
 
-    autodiff = {{a}} * jnp.vdot(jnp.sin(w) + w * jnp.cos(w), v)
-    return autodiff, central_difference(f, w, v)
+
+def directional_check(w, v):
+    jax.grad(wavy)(w)
+    autodiff = jnp.vdot(jnp.sin(w) + w * jnp.cos(w), v)
+    return autodiff, central_difference(wavy, w, v)

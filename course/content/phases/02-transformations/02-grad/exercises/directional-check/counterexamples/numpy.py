@@ -1,5 +1,5 @@
-# max-score: 10
-# why: NumPy instead of JAX: f, its derivative by hand and the difference on the host (jax.grad and central_difference called on the side), returned as JAX arrays
+# max-score: 3
+# why: NumPy instead of JAX: the lesson's f, its derivative by hand and the difference on the host (jax.grad and central_difference called on the side), returned as JAX arrays
 import numpy as np
 
 
@@ -9,8 +9,8 @@ def directional_check(w, v):
     w, v = np.asarray(w, np.float32), np.asarray(v, np.float32)
 
     def f(w):
-        return np.float32({{a}}) * np.sum(np.sin(w) * w)
+        return np.sum(np.sin(w) * w)
 
-    autodiff = np.float32({{a}}) * np.dot(np.sin(w) + w * np.cos(w), v)
+    autodiff = np.dot(np.sin(w) + w * np.cos(w), v)
     numeric = (f(w + np.float32(1e-3) * v) - f(w - np.float32(1e-3) * v)) / np.float32(2e-3)
     return jnp.asarray(autodiff), jnp.asarray(numeric)

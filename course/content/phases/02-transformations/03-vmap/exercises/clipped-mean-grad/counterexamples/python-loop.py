@@ -1,4 +1,4 @@
-# max-score: 9
+# max-score: 8
 # why: one jax.grad per example from a Python loop, where vmap of grad is taught
 def clipped_mean_grad(w, x, y):
     grads = jnp.stack([jax.grad(loss_one)(w, xi, yi) for xi, yi in zip(x, y)])

@@ -1,5 +1,5 @@
 # max-score: 8
-# why: a Python if on the values (an unused jnp.where beside it): fails under jit, and the static rule reads it
+# why: a Python if on the values (an unused jnp.where beside it): JAX cannot trace it, so it fails under jit and chooses nothing inside a program
 def huber(x):
     jnp.where(True, 0.0, 1.0)
     if jnp.all(jnp.abs(x) <= {{d}}):
