@@ -14,8 +14,8 @@ running the hostile corpus and a JAX program under this profile in the image
 says), as do the calls the sandbox refuses learner code (grader_worker/sandbox/seccomp.py),
 except the four bubblewrap needs; ``clone3`` gets ENOSYS (a filter cannot read its flags; libc
 falls back to ``clone``, which threads need). ``personality`` is allowed only with the values
-the sandbox allows, ``socket`` for any family but AF_VSOCK (as Docker's default). Only the native ABI: a call
-through another (i386 ``int 0x80``, x32) fails the architecture check.
+the sandbox allows, ``socket`` for any family but AF_VSOCK (as Docker's default). Only the
+native ABI: a call through another (i386 ``int 0x80``, x32) fails the architecture check.
 
     python deploy/images/grader_seccomp.py [--check]
 """
