@@ -75,13 +75,25 @@ def test_hostile_corpus_and_a_jax_program_hold_under_the_allow_list(
     (secret / "pathways.sqlite3").write_text(h.CANARY)
     for p in (tmp_path, secret, secret / "keys"):
         p.chmod(0o755)
-    out = engine("run", "--rm", "--network", "none", *SANDBOX,
-                 "-v", f"{GRADER_TESTS}:/srv/tests:ro", "-v", f"{secret}:/srv/secret:ro",
-                 "-e", "JAX_PLATFORMS=cpu", "-e", f"PATHWAYS_GRADING_KEY={secrets.token_hex(32)}",
-                 "-e", f"PATHWAYS_GRADER_CGROUP_ROOT={delegated_cgroup}",
-                 image("pathways-grader-cpu"), "python", "-E", "-s",
-                 "/srv/tests/corpus_driver.py", "/srv/secret", timeout=1200)
-    report = json.loads(out.strip().splitlines()[-1])
+
+    def corpus(*only: str) -> dict:
+        out = engine("run", "--rm", "--network", "none", *SANDBOX,
+                     "-v", f"{GRADER_TESTS}:/srv/tests:ro", "-v", f"{secret}:/srv/secret:ro",
+                     "-e", "JAX_PLATFORMS=cpu",
+                     "-e", f"PATHWAYS_GRADING_KEY={secrets.token_hex(32)}",
+                     "-e", f"PATHWAYS_GRADER_CGROUP_ROOT={delegated_cgroup}",
+                     image("pathways-grader-cpu"), "python", "-E", "-s",
+                     "/srv/tests/corpus_driver.py", "/srv/secret", *only, timeout=1200)
+        return json.loads(out.strip().splitlines()[-1])
+
+    report = corpus()
+    # host_timeout: the run got too little CPU in its wall time (a loaded machine); the worker
+    # queues such a job again, and so does this test, once, for just those programs.
+    busy = sorted(n for n, r in report["results"].items() if r["outcome"] == "host_timeout")
+    if busy or report["good"]["outcome"] == "host_timeout":
+        again = corpus(*busy or ["-"])  # "-": none of the corpus, the JAX program only
+        report["results"].update(again["results"])
+        report["good"] = again["good"]
     # The image's worker, as its own user; each run in its own user namespace (no setuid).
     assert report["uid"] == WORKER_UID and report["run_uid"] is None
     assert report["grader_worker"].startswith("/opt/pathways/"), report["grader_worker"]
