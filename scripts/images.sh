@@ -87,7 +87,12 @@ for image in "${images[@]}"; do
       ctx=$work/ctx/grader-tpu
       rm -rf "$ctx" && mkdir -p "$ctx/wheels"
       for whl in "$all"/wheels/*.whl; do
-        [ -e "$work/ctx/grader-cpu/wheels/${whl##*/}" ] || mv "$whl" "$ctx/wheels/"
+        [ ! -e "$work/ctx/grader-cpu/wheels/${whl##*/}" ] || continue
+        # Another version of a package the CPU image has would be laid over it: refuse.
+        if compgen -G "$work/ctx/grader-cpu/wheels/$(basename "${whl%%-*}")-*.whl" >/dev/null; then
+          echo "jax[tpu] wants another version of ${whl##*/} than the lock: make lock" >&2; exit 1
+        fi
+        mv "$whl" "$ctx/wheels/"
       done
       ls "$ctx"/wheels/libtpu-*.whl >/dev/null
       rm -rf "$all"
