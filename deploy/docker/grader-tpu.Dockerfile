@@ -17,7 +17,8 @@ COPY wheels /stage/wheels
 # The extra packages into a directory of their own (pip from ensurepip, offline, in this stage
 # only): the image gets them as one layer, not a second copy of the CPU image's environment.
 RUN /opt/pathways/bin/python -m ensurepip >/dev/null \
-    && /opt/pathways/bin/pip install -q --no-index --no-deps --target /opt/tpu /stage/wheels/*.whl \
+    && /opt/pathways/bin/python -m pip install -q --no-index --no-deps --target /opt/tpu \
+       /stage/wheels/*.whl \
     && rm -rf /opt/tpu/bin
 
 FROM ${GRADER}
