@@ -58,10 +58,10 @@ build() {  # IMAGE DOCKERFILE CONTEXT [BUILD OPTION...]
   local start=$SECONDS
   # The build stage tagged too: `image prune` below keeps it, so it stays the next build's cache.
   if grep -q "^FROM .* AS build$" "$dockerfile"; then
-    DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
+    DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --force-rm --network host --build-arg "BASE=$base" \
       "$@" --target build -t "$name-build:$tag" -f "$dockerfile" "$dir" >/dev/null
   fi
-  DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
+  DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --force-rm --network host --build-arg "BASE=$base" \
     "$@" -t "$name:$tag" -f "$dockerfile" "$dir" >/dev/null
   echo "built $name:$tag in $((SECONDS - start)) s: $("$DOCKER" image inspect -f '{{.Size}}' \
     "$name:$tag" | awk '{printf "%.0f MB", $1 / 1e6}')" >&2
