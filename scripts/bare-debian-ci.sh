@@ -4,6 +4,8 @@
 # from the project's own scripts. Needs root, debootstrap and util-linux (unshare, pivot_root).
 #   usage: scripts/bare-debian-ci.sh [DIR]   (default DIR: /var/tmp/pathways-bare; a DIR that
 #          holds no root yet gets a fresh one)
+# Only .ci/run's `make test` step (PATHWAYS_CI_IMAGES=0 unless set): the images step needs a
+# Docker engine on the host, which `make images-test` starts there.
 # The root is entered as a container enters its image: a private mount namespace, then pivot_root,
 # not chroot. The kernel refuses user namespaces to a chrooted process, and the grader needs them
 # (the warm sandbox, the unprivileged worker). /proc is mounted fresh; /sys and /dev are bound
@@ -45,5 +47,6 @@ exec unshare --mount --propagation private /bin/bash -euo pipefail -c '
     HOME=/root CI=true LANG=C.UTF-8 PIP_CERT=$bundle SSL_CERT_FILE=$bundle \
     REQUESTS_CA_BUNDLE=$bundle PATHWAYS_PG_PORT="$PATHWAYS_PG_PORT" \
     PATHWAYS_REDIS_PORT="$PATHWAYS_REDIS_PORT" PYTEST_ADDOPTS="$PYTEST_ADDOPTS" \
+    PATHWAYS_CI_IMAGES="${PATHWAYS_CI_IMAGES:-0}" \
     /bin/bash -c "cd /src && bash .ci/run"
 '

@@ -52,18 +52,19 @@ context() {  # NAME LOCK [EXTRA REQUIREMENT]: $work/ctx/NAME with wheels/ and re
   echo "$ctx"
 }
 
-build() {  # IMAGE DOCKERFILE CONTEXT
-  echo "building $1:$tag from $base" >&2
+build() {  # IMAGE DOCKERFILE CONTEXT [BUILD OPTION...]
+  local name=$1 dockerfile=$2 dir=$3; shift 3
+  echo "building $name:$tag from $base" >&2
   local start=$SECONDS
   # The build stage tagged too: `image prune` below keeps it, so it stays the next build's cache.
-  if grep -q "^FROM .* AS build$" "$2"; then
-    DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
-      --target build -t "$1-build:$tag" -f "$2" "$3" >/dev/null
+  if grep -q "^FROM .* AS build$" "$dockerfile"; then
+    DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --force-rm --network host --build-arg "BASE=$base" \
+      "$@" --target build -t "$name-build:$tag" -f "$dockerfile" "$dir" >/dev/null
   fi
-  DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --network host --build-arg "BASE=$base" \
-    -t "$1:$tag" -f "$2" "$3" >/dev/null
-  echo "built $1:$tag in $((SECONDS - start)) s: $("$DOCKER" image inspect -f '{{.Size}}' "$1:$tag" \
-    | awk '{printf "%.0f MB", $1 / 1e6}')" >&2
+  DOCKER_BUILDKIT=0 nice -n 19 "$DOCKER" build -q --force-rm --network host --build-arg "BASE=$base" \
+    "$@" -t "$name:$tag" -f "$dockerfile" "$dir" >/dev/null
+  echo "built $name:$tag in $((SECONDS - start)) s: $("$DOCKER" image inspect -f '{{.Size}}' \
+    "$name:$tag" | awk '{printf "%.0f MB", $1 / 1e6}')" >&2
 }
 
 for image in "${images[@]}"; do
@@ -73,14 +74,30 @@ for image in "${images[@]}"; do
       project_wheel "$ctx/project" pathways course grading_contract lti_service
       cp deploy/gunicorn.conf.py "$ctx/project/"
       build pathways-service deploy/docker/service.Dockerfile "$ctx" ;;
-    grader-cpu|grader-tpu)
-      extra=
-      if [ "$image" = grader-tpu ]; then
-        extra="jax[tpu]==$(sed -n 's/^jax==//p' requirements-grader.txt)"
-      fi
-      ctx=$(context "$image" requirements-grader.txt "$extra")
+    grader-cpu)
+      ctx=$(context grader-cpu requirements-grader.txt)
       project_wheel "$ctx/project" pathways course grading_contract grader_worker
-      build "pathways-$image" "deploy/docker/$image.Dockerfile" "$ctx" ;;
+      build pathways-grader-cpu deploy/docker/grader-cpu.Dockerfile "$ctx" ;;
+    grader-tpu)
+      # The CPU image plus what jax[tpu] adds to it (libtpu): only those wheels are staged.
+      [ -d "$work/ctx/grader-cpu/wheels" ] && "$DOCKER" image inspect "pathways-grader-cpu:$tag" \
+        >/dev/null 2>&1 || bash "$root/scripts/images.sh" grader-cpu
+      extra="jax[tpu]==$(sed -n 's/^jax==//p' requirements-grader.txt)"
+      all=$(context grader-tpu-all requirements-grader.txt "$extra")
+      ctx=$work/ctx/grader-tpu
+      rm -rf "$ctx" && mkdir -p "$ctx/wheels"
+      for whl in "$all"/wheels/*.whl; do
+        [ ! -e "$work/ctx/grader-cpu/wheels/${whl##*/}" ] || continue
+        # Another version of a package the CPU image has would be laid over it: refuse.
+        if compgen -G "$work/ctx/grader-cpu/wheels/$(basename "${whl%%-*}")-*.whl" >/dev/null; then
+          echo "jax[tpu] wants another version of ${whl##*/} than the lock: make lock" >&2; exit 1
+        fi
+        mv "$whl" "$ctx/wheels/"
+      done
+      ls "$ctx"/wheels/libtpu-*.whl >/dev/null
+      rm -rf "$all"
+      build pathways-grader-tpu deploy/docker/grader-tpu.Dockerfile "$ctx" \
+        --build-arg "GRADER=pathways-grader-cpu:$tag" ;;
     course)
       ctx=$work/ctx/course
       rm -rf "$ctx" && mkdir -p "$ctx"

@@ -1,32 +1,27 @@
-# A TPU grader worker (a Cloud TPU VM): the CPU image's code, with libtpu from PyPI (jax[tpu]).
-# It needs only REDIS_URL and PATHWAYS_GRADING_KEY at run time, and the course (COURSE_ROOT, read
-# by the trusted worker only): no database, no LTI keys, no course content in the image.
-# Built by `make images` (scripts/images.sh) from a staged context: the wheels of
-# requirements-grader.txt plus jax[tpu] (libtpu) and this project's wheel (the grader's packages only: no Flask).
+# A TPU grader worker (a Cloud TPU VM): the CPU grader image plus libtpu from PyPI (jax[tpu]).
+# Built on the CPU image (`ARG GRADER`, itself built on `${BASE}` by `make images` just
+# before), so the locked dependencies, the project and bubblewrap are installed once and their
+# layers are shared; this adds one layer: what jax[tpu] needs beyond the CPU image (libtpu),
+# from wheels built on the host (scripts/images.sh stages only those). It needs only REDIS_URL
+# and PATHWAYS_GRADING_KEY at run time, and the course (COURSE_ROOT, read by the trusted worker
+# only): no database, no LTI keys, no course content in the image. JAX_PLATFORMS=cpu (from the
+# CPU image) stays for the worker itself: only the sandboxed runs get the TPU (JAX_PLATFORMS=tpu
+# from PATHWAYS_GRADER_PLATFORM), as one process at a time opens a TPU chip.
 # Run it as the image's user with deploy/docker/grader-seccomp.json, a delegated cgroup and
 # systempaths=unconfined: deploy/README.md ("The grader's sandbox in a container").
 ARG BASE=python:3.11-slim-bookworm
-FROM ${BASE} AS build
-COPY requirements.txt /stage/
+ARG GRADER=pathways-grader-cpu:latest
+FROM ${GRADER} AS build
+USER root
 COPY wheels /stage/wheels
-RUN python3 -m venv /opt/pathways \
-    && /opt/pathways/bin/pip install -q --no-index --find-links /stage/wheels -r /stage/requirements.txt
-# The project's wheel last: a code change rebuilds from here (the locked dependencies stay cached).
-COPY project /stage/project
-RUN /opt/pathways/bin/pip install -q --no-index --no-deps /stage/project/jax_pathways-*.whl \
-    && /opt/pathways/bin/pip uninstall -q -y pip setuptools \
-    && /opt/pathways/bin/pathways worker --help >/dev/null
+# The extra packages into a directory of their own (pip from ensurepip, offline, in this stage
+# only): the image gets them as one layer, not a second copy of the CPU image's environment.
+RUN /opt/pathways/bin/python -m ensurepip >/dev/null \
+    && /opt/pathways/bin/python -m pip install -q --no-index --no-deps --target /opt/tpu \
+       /stage/wheels/*.whl \
+    && rm -rf /opt/tpu/bin
 
-FROM ${BASE}
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null \
-    && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
-    && groupadd --system --gid 10001 pathways \
-    && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/pathways pathways
-COPY --from=build /opt/pathways /opt/pathways
-ENV PATH=/opt/pathways/bin:/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-    PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
-    PATHWAYS_VAR_DIR=/var/lib/pathways COURSE_ROOT=/srv/course \
-    PATHWAYS_GRADER_PLATFORM=tpu PATHWAYS_GRADER_CONCURRENCY=1
-WORKDIR /var/lib/pathways
+FROM ${GRADER}
+COPY --from=build /opt/tpu /opt/pathways/lib/python3.11/site-packages/
+ENV PATHWAYS_GRADER_PLATFORM=tpu
 USER pathways
-CMD ["sh", "-c", "exec pathways worker --platform \"$PATHWAYS_GRADER_PLATFORM\" --concurrency \"$PATHWAYS_GRADER_CONCURRENCY\""]

@@ -3,6 +3,8 @@
 # project's build hosts): Debian's docker.io, no registry, no bridge network.
 #   usage: deploy/images/dockerd.sh start|stop   (start prints nothing when a daemon already
 #          answers; stop ends only a daemon that start launched, by the pid it recorded)
+# PATHWAYS_DOCKER_DATA_ROOT, PATHWAYS_DOCKERD_STATE and DOCKER_HOST place a second engine (an
+# empty Docker state, as on a fresh CI machine) beside a running one.
 # vfs: works on any file system (overlay needs kernel support the build VMs lack); it copies each
 # layer whole, so the images keep few layers. --iptables=false --bridge=none: containers use the
 # host's network (`--network host`), as the CI machine offers no NAT.
@@ -29,8 +31,10 @@ case "${1:-}" in
     mkdir -p "$state" "$data_root"
     # setsid: the daemon outlives this script's process group (CI steps, `timeout`).
     # Niceness 10: layer copies (vfs) and the containers it starts yield to interactive work.
+    # DOCKER_HOST (unix://...): a second engine beside one on the default socket.
+    host=(); [ -z "${DOCKER_HOST:-}" ] || host=(-H "$DOCKER_HOST")
     setsid nice -n 10 dockerd --storage-driver=vfs --iptables=false --ip-masq=false --bridge=none \
-      --data-root "$data_root" --exec-root "$state/exec" --pidfile "$state/dockerd.pid" \
+      "${host[@]}" --data-root "$data_root" --exec-root "$state/exec" --pidfile "$state/dockerd.pid" \
       >"$state/dockerd.log" 2>&1 </dev/null &
     for _ in $(seq 1 120); do
       running && { echo "dockerd started (log: $state/dockerd.log)" >&2; exit 0; }

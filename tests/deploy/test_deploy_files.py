@@ -28,7 +28,11 @@ def test_dockerfile_builds_from_base_and_runs_unprivileged(dockerfile: Path) -> 
     # BASE=pathways-base:bookworm (deploy/images/base.sh).
     froms = [line for line in lines if line.startswith("FROM ")]
     assert text.index("ARG BASE=python:3.11-slim-bookworm\n") < text.index("FROM ")
-    assert froms and all(line.split()[1] == "${BASE}" for line in froms), froms
+    # The TPU grader adds libtpu to the CPU grader (built FROM ${BASE}), sharing its layers.
+    base = "${GRADER}" if dockerfile.name == "grader-tpu.Dockerfile" else "${BASE}"
+    assert froms and all(line.split()[1] == base for line in froms), froms
+    if base == "${GRADER}":
+        assert "ARG GRADER=pathways-grader-cpu:latest\n" in text
     for line in lines:
         if line.startswith("COPY "):
             args = line.split()[1:]
@@ -69,21 +73,37 @@ def test_each_image_installs_its_own_lock_file_and_the_code_it_runs(image: str) 
 def test_tpu_image_adds_jax_tpu_of_the_locked_jax_and_no_course_goes_in() -> None:
     text = IMAGES_SH.read_text()
     assert 'extra="jax[tpu]==$(sed -n \'s/^jax==//p\' requirements-grader.txt)"' in text
+    branch = _staged("grader-tpu")
+    # Only what jax[tpu] adds to the CPU image's wheels is staged, on the CPU image just built.
+    assert '[ ! -e "$work/ctx/grader-cpu/wheels/${whl##*/}" ] || continue' in branch
+    assert '--build-arg "GRADER=pathways-grader-cpu:$tag"' in branch
     assert "grep -zv '^course/content/'" in text  # hidden checks never reach a code image
 
 
-def test_grader_seccomp_profile_is_generated_and_allows_only_what_bwrap_needs() -> None:
+def test_grader_seccomp_profile_is_a_generated_allow_list() -> None:
     result = subprocess.run([sys.executable, str(DEPLOY / "images" / "grader_seccomp.py"),
                              "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     profile = json.loads((DEPLOY / "docker" / "grader-seccomp.json").read_text())
+    # Deny by default; only listed calls pass. clone3: ENOSYS, so libc falls back to clone.
+    assert (profile["defaultAction"], profile["defaultErrnoRet"]) == ("SCMP_ACT_ERRNO", 1)
+    assert {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38} in profile["syscalls"]
+    allowed = {n for rule in profile["syscalls"] if rule["action"] == "SCMP_ACT_ALLOW"
+               and "args" not in rule for n in rule["names"]}
+    conditional = {n for rule in profile["syscalls"] if "args" in rule for n in rule["names"]}
     denied = {n for rule in profile["syscalls"] if rule["action"] == "SCMP_ACT_ERRNO"
               for n in rule["names"]}
     from grader_worker.sandbox.seccomp import DENIED
 
-    # What the sandbox refuses learner code, the container refuses too, but for bubblewrap's.
-    assert set(DENIED) - denied == {"mount", "umount2", "pivot_root", "unshare"}
-    assert {"setns", "keyctl", "bpf", "ptrace", "open_by_handle_at", "clone3"} <= denied
+    bwrap = {"mount", "umount2", "pivot_root", "unshare"}
+    # What the sandbox refuses learner code the container refuses too (EPERM), but bubblewrap's.
+    assert set(DENIED) - denied == bwrap and bwrap <= allowed
+    assert not allowed & denied and conditional == {"personality", "socket"}
+    assert {"clone", "execve", "futex", "mmap", "seccomp", "prctl"} <= allowed
+    # Not listed: the kernel's newer or rarer interfaces stay off.
+    off = {"clone3", "io_setup", "mq_open", "inotify_init1", "shmget", "landlock_create_ruleset",
+           "process_madvise", "memfd_secret"}
+    assert not off & (allowed | conditional)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ Run by test_deployed_sandbox.py as a deployment runs the worker: from a wheel in
 course, hidden checks included, in site-packages), as root or as an unprivileged user. Not a
 test module: it runs outside pytest, under whichever interpreter and uid the test chose.
 
-    python corpus_driver.py SECRET_DIR
+    python corpus_driver.py SECRET_DIR [NAME.py...]   (NAME.py: only these of the corpus)
 
 With PATHWAYS_GRADER_WARM=1 the corpus goes through the warm runner (one zygote a thread), as a
 worker configured that way grades.
@@ -18,7 +18,7 @@ import resource
 import sys
 from pathlib import Path
 
-from grader_helpers import CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, grade_corpus, make_job
+from grader_helpers import CORPUS, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, grade_corpus, make_job
 
 import grader_worker
 from course.checks import HARNESS_PATH
@@ -35,7 +35,9 @@ def main() -> int:
               else SandboxRunner(config, HARNESS_PATH))
     replaced = 0
     try:
-        corpus = grade_corpus(runner, secret_dir, workers=2)
+        only = set(sys.argv[2:])  # some of the corpus's file names (a retry); default: all
+        corpus = grade_corpus(runner, secret_dir, workers=2,
+                              paths=[p for p in CORPUS if not only or p.name in only])
         good = grade(make_job(GOOD.read_text(), submission_id="good"), runner=runner,
                      checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
         # A warm zygote's own home lives in the base until the runner closes (checked below by
