@@ -43,15 +43,18 @@ def _facts(function, args) -> dict:  # noqa: ANN001
 
 
 def _values(function, arg_sets, *, outputs=None, compiled=None, seconds=None) -> Values:  # noqa: ANN001
-    """Values as read from a report: each call's jaxpr facts measured on ``function``."""
+    """Values as read from a report: each call's jaxpr facts measured on ``function``;
+    ``outputs``: every call's, or a list of them, one per call."""
     calls = [Call(f"call {i}", tuple(np.asarray(a) if hasattr(a, "shape") else a for a in args),
                   "edge" if i == 0 else "random") for i, args in enumerate(arg_sets)]
     results = []
-    for args in arg_sets:
+    per_call = bool(outputs) and isinstance(outputs[0], list)
+    for i, args in enumerate(arg_sets):
         raw = _facts(function, args)
         if seconds is not None:
             raw["seconds"] = seconds
-        out = tuple(CapturedValue("scalar", v, "float") for v in (outputs or [0.0]))
+        these = outputs[i] if per_call else outputs
+        out = tuple(CapturedValue("scalar", v, "float") for v in (these or [0.0]))
         results.append(CallResult(CallOutputs(out, outputs is not None, None), (), None,
                                   call_facts(raw)))
     facts = report_facts({"compiled": {} if compiled is None else {"f": compiled}})
@@ -176,6 +179,20 @@ def test_measured_durations_must_fit_inside_the_timed_call() -> None:
     assert "not above 0" in judge(0.0, 0.0)
     assert "longer than the whole call" in judge(0.5, 0.01)
     assert "not slower" in judge(0.001, 0.002)
+
+
+def test_durations_typed_in_are_refused_on_a_host_slow_enough_to_fit_them() -> None:
+    """On a loaded host a whole call can take longer than a plausible typed-in pair (0.5 s,
+    0.01 s), so the sum test passes it; the same numbers on every call still give it away."""
+    rule = measured_durations((1, 2), "t", first_slower=True)
+    args = [(jnp.ones(2),), (jnp.ones(3),), (jnp.ones(4),)]
+    forged = _values(lambda v: v, args, outputs=[1.0, 0.5, 0.01], seconds=2.0)
+    assert "typed in" in rule.judge(forged, SPEC)
+    measured = _values(lambda v: v, args, seconds=2.0,
+                       outputs=[[1.0, 0.5, 0.01], [1.0, 0.41, 0.012], [1.0, 0.47, 0.009]])
+    assert rule.judge(measured, SPEC) is None
+    one_call = _values(lambda v: v, args[:1], outputs=[1.0, 0.5, 0.01], seconds=2.0)
+    assert rule.judge(one_call, SPEC) is None  # one reading proves nothing either way
 
 
 def test_harness_reports_the_final_binding_and_the_rules_read_that_source() -> None:
