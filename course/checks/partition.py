@@ -94,9 +94,9 @@ def collectives(why: str, *, require: Names = (), forbid: Names = (), devices: i
         return None
 
     if callable(require) or callable(forbid):
-        default = "its compiled program holds the collectives its layout needs, and no other"
+        default = "compiles to a program with the collectives its layout needs, and no other"
     else:
-        default = f"its compiled program holds {', '.join(require) or 'no collective'}" + (
+        default = f"compiles to a program with {', '.join(require) or 'no collective'}" + (
             f" and no {', '.join(forbid)}" if forbid and require else "")
     return _rule(title or default, f"Partition it: {why}.", judge, points,
                  needs=frozenset({"partition"}), subject=function)

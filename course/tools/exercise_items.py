@@ -218,14 +218,21 @@ def check_starter(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float)
     unnamed = [o.name for o in outcomes if not o.visible or not learner_facing(o.name)]
     if unnamed:
         return False, ("every check needs a visible title in plain words (no backticks or "
-                       f"Markdown): {'; '.join(unnamed)}"), run.seconds
+                       "Markdown, a sentence after the function's name): "
+                       f"{'; '.join(unnamed)}"), run.seconds
     stopped = f"stops at line {error.line} (TODO)" if error else "runs"
     return True, f"{stopped}, scores 0/{exercise.max_points:g}", run.seconds
 
 
+_GARBLED = re.compile(r"^(\S+) (\1|its) ")
+"""A rule's title after its subject is put in front: "f f is jitted", "f its program"."""
+
+
 def learner_facing(title: str) -> bool:
-    """A check's title as a learner reads it: words, no Markdown the page would show raw."""
-    return bool(title.strip()) and not any(mark in title for mark in ("`", "**", "__"))
+    """A check's title as a learner reads it: words, no Markdown the page would show raw, and
+    a sentence (a rule's title reads after the function's name)."""
+    return (bool(title.strip()) and not any(mark in title for mark in ("`", "**", "__"))
+            and not _GARBLED.match(title))
 
 
 # --- counterexamples ------------------------------------------------------------------------

@@ -13,8 +13,17 @@ from course.tools.exercise_items import (
     at_most,
     check_starter,
     counterexamples,
+    learner_facing,
     read_counterexample,
 )
+
+
+def test_check_titles_a_learner_reads_are_plain_sentences() -> None:
+    assert learner_facing("fit_step is jitted once per problem shape, not once per step")
+    assert not learner_facing("`fit_step` matches the reference")
+    assert not learner_facing("fit_step fit_step is jitted once per problem shape")
+    assert not learner_facing("sharded_step its compiled program holds all-reduce")
+    assert learner_facing("sharded_step compiles to a program with all-reduce")
 
 
 def test_every_gradable_has_counterexamples_with_bounds_below_full() -> None:

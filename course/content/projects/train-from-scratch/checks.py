@@ -31,7 +31,7 @@ EXERCISE = FunctionExercise(
         "stage 3 compiles train_step once with @jax.jit; the loop calls it with batches of one "
         "shape, so one model compiles it once, however many steps, epochs or resumptions",
         function="train_step", key=lambda call, params: call.args[1],
-        title="train_step is jitted once per model, not per step, epoch or call"),),
+        title="is jitted once per model, not per step, epoch or call"),),
 )
 """Tolerances: stages 3-5 compound float32 rounding over a few Adam steps; 1e-5 relative is far
 below what a missed step, another batch order or another key changes. Stage 5 against stage 4

@@ -21,7 +21,7 @@ EXERCISE = FunctionExercise(
         "optimizer state and the batch as arguments, and call it in the loop: it compiles once "
         "per batch shape, not once per step or per call", function="fit_step",
         key=lambda call, params: tuple(np.shape(a) for a in call.args[:6]),
-        title="fit_step is jitted once per problem shape, not once per step"),),
+        title="is jitted once per problem shape, not once per step"),),
 )
 """Tolerance: several SGD steps compound float32 rounding; 1e-4 relative is far below what one
 step with another learning rate or a missed step changes."""
