@@ -27,7 +27,7 @@ CASES = {
     "layout read from the run": ("parallel-01.exercise.spread", "unchanged",
                                  "with the asked layout"),
     "collectives in the compiled program": ("parallel-02.exercise.partitioned-matmul",
-                                            "replicate-after", "compiled program holds"),
+                                            "replicate-after", "compiles to a program with"),
     "a per-device program": ("parallel-03.exercise.data-parallel-grad", "partitioner-does-it",
                              "is a shard_map"),
 }
