@@ -44,7 +44,7 @@ def create_app(config: Config | dict[str, Any] | None = None) -> Flask:
         config=cfg,
         engine=engine,
         sessions=make_session_factory(engine),
-        course=CourseSource(cfg.course_root, cfg.extra.get("course")),
+        course=CourseSource(cfg.course_root, cfg.course),
     )
     app.teardown_appcontext(close_db)
     # The placement policy the picker offers, from its one module (core.placement_policy).

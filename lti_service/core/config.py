@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grading_contract.config import QueueConfig, load_queue_config
 from lti_service.core import placement_policy
 from pathways.env import Env
+
+if TYPE_CHECKING:
+    from course.model import Course
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -61,7 +64,11 @@ class Config:
     queue: QueueConfig | None = None
     """The grading queues' settings (``grading_contract.config``), read with the rest; None
     only where an override said so (a process that needs no queue)."""
-    extra: dict[str, Any] = field(default_factory=dict)
+    course: Course | None = None
+    """A course already loaded (tests, benches): served instead of reading ``course_root``."""
+    grading: Mapping[str, Any] | None = None
+    """``GradingSettings`` fields a test or bench sets beyond what the environment gives
+    (``submissions.settings``; an unknown name is refused there)."""
 
     @classmethod
     def from_env(cls, overrides: dict[str, Any] | None = None,
@@ -86,9 +93,10 @@ class Config:
         checked = {var: str(overrides[name]) for name, var in _VARIABLES.items()
                    if overrides.get(name) is not None}
         _read(Env(checked))
-        known = set(cls.__dataclass_fields__)
-        extra = {k: v for k, v in overrides.items() if k not in known}
-        values.update({k: v for k, v in overrides.items() if k in known})
+        unknown = sorted(set(overrides) - set(cls.__dataclass_fields__))
+        if unknown:  # a misspelt override must not be ignored silently
+            raise ValueError(f"unknown configuration overrides: {unknown}")
+        values.update(overrides)
         cfg = cls(
             var_dir=var_dir,
             database_url=database_url,
@@ -98,7 +106,6 @@ class Config:
             **values,
         )
         cfg.tool_base_url = cfg.tool_base_url.rstrip("/")
-        cfg.extra = extra
         return cfg
 
 

@@ -4,6 +4,7 @@ reaps it agree; tests build their own."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +46,9 @@ class GradingSettings:
         """The settings both service processes use: leases and tries from ``cfg``, plus any
         ``grading`` overrides a test or bench passed to ``Config.from_env``."""
         return cls(queued_lease_s=cfg.queued_lease_s, running_lease_s=cfg.running_lease_s,
-                   max_tries=cfg.grading_max_tries).with_overrides(cfg.extra.get("grading"))
+                   max_tries=cfg.grading_max_tries).with_overrides(cfg.grading)
 
-    def with_overrides(self, data: dict[str, Any] | None) -> GradingSettings:
+    def with_overrides(self, data: Mapping[str, Any] | None) -> GradingSettings:
         known = {f.name for f in fields(self)}
         unknown = sorted(set(data or {}) - known)
         if unknown:

@@ -47,3 +47,15 @@ def test_a_bad_grading_setting_stops_the_process(grading_env: Path, monkeypatch:
     monkeypatch.setenv(name, value)
     with pytest.raises(ValueError, match=name):
         Config.from_env()
+
+
+def test_overrides_are_named_settings_and_a_misspelt_one_is_refused(grading_env: Path) -> None:
+    """A test's or bench's overrides are Config's own fields (``grading``: GradingSettings
+    fields beyond the environment's); nothing unknown is kept aside and silently ignored."""
+    cfg = Config.from_env({"grading": {"runs_per_window": 2, "max_source_bytes": 1024}})
+    got = GradingSettings.from_config(cfg)
+    assert (got.runs_per_window, got.max_source_bytes, got.max_tries) == (2, 1024, 5)
+    with pytest.raises(ValueError, match="unknown configuration overrides: \\['grading_tries'\\]"):
+        Config.from_env({"grading_tries": 4})
+    with pytest.raises(ValueError, match="grading settings: unknown \\['tries'\\]"):
+        GradingSettings.from_config(Config.from_env({"grading": {"tries": 4}}))
