@@ -12,7 +12,16 @@ from pathlib import Path
 from course.checks.runner import ChecksError, load_suite
 from course.errors import ContentError, Problem, relative
 from course.lessons import load_lesson
-from course.model import Course, Exercise, Lesson, Phase, Project, ProjectStage, SelfCheck
+from course.model import (
+    CheckTitle,
+    Course,
+    Exercise,
+    Lesson,
+    Phase,
+    Project,
+    ProjectStage,
+    SelfCheck,
+)
 from course.schemas import CourseSchema, PhaseSchema, ProjectSchema, load_document
 from course.yamlsource import YamlDoc, parse_yaml
 
@@ -57,40 +66,42 @@ def _project(slug: str, phase_dir: Path, root: Path, problems: list[Problem]) ->
         problems.append(Problem(file, "stages", f"stages are numbered {numbers}",
                                 "number the stages 1, 2, 3, ... in order"))
     readme = folder / "README.md"
-    exercise = _project_exercise(slug, folder, data, root, problems)
+    exercise, checks = _project_exercise(slug, folder, data, root, problems)
     return Project(
         id=f"project.{slug}", slug=slug, phase_id=phase_dir.name, title=data["title"],
         summary=data["summary"], checkpoint_prompt=data["checkpoint_prompt"],
         stages=tuple(ProjectStage(s["number"], s["title"], s["description"])
                      for s in data["stages"]),
         guide_md=readme.read_text(encoding="utf-8") if readme.is_file() else "",
-        dir=folder, exercise=exercise,
+        dir=folder, exercise=exercise, checks=checks,
     )
 
 
-def _project_exercise(slug: str, folder: Path, data: dict, root: Path,
-                      problems: list[Problem]) -> Exercise | None:
-    """The gradable project when ``checks.py`` exists: model.py submitted whole."""
+def _project_exercise(slug: str, folder: Path, data: dict, root: Path, problems: list[Problem]
+                      ) -> tuple[Exercise | None, tuple[CheckTitle, ...]]:
+    """The gradable project when ``checks.py`` exists (model.py submitted whole), and its
+    checks' titles and points."""
     checks = folder / "checks.py"
     starter, solution = folder / "starter/model.py", folder / "solution/model.py"
     if not checks.is_file() or not starter.is_file() or not solution.is_file():
-        return None
+        return None, ()
     try:
         suite = load_suite(checks)
     except ChecksError as exc:
         problems.append(Problem(relative(checks, root), "", str(exc).split(": ", 1)[-1],
                                 "define EXERCISE and calls(params, rng) (docs/AUTHORING.md)"))
-        return None
+        return None, ()
     solution_code = solution.read_text(encoding="utf-8")
     digest = hashlib.sha256(checks.read_bytes() + b"\0" + solution_code.encode()).hexdigest()
     stages = tuple(f"Stage {s['number']}: {s['title']}" for s in data["stages"])
     prompt = (f"{data['summary']} Submit your `starter/model.py`: hidden stage checks call "
               "its functions on inputs you have not seen.")
+    titles = tuple(CheckTitle(c.spec.title, c.spec.points) for c in suite.checks)
     return Exercise(
         f"project.{slug}", slug, "project", data["title"], prompt, (), stages, (), "",
         starter.read_text(encoding="utf-8"), solution_code, checks, suite.max_points, (),
         digest, suite.function.function if suite.function else "", standalone=True,
-        devices=data["devices"])
+        devices=data["devices"]), titles
 
 
 def _phase(index: int, name: str, root: Path, problems: list[Problem]) -> Phase | None:

@@ -260,6 +260,15 @@ class ProjectStage:
 
 
 @dataclass(frozen=True)
+class CheckTitle:
+    """One of a gradable's checks as a learner may read it before submitting: its title and
+    points (what it tests; never its hidden inputs)."""
+
+    title: str
+    points: float
+
+
+@dataclass(frozen=True)
 class Project:
     """A phase's integration project (``projects/<slug>/``)."""
 
@@ -275,6 +284,8 @@ class Project:
     exercise: Exercise | None = None
     """The gradable project (``projects/<slug>/checks.py``): the learner submits
     ``starter/model.py``, whose functions the hidden stage checks call."""
+    checks: tuple[CheckTitle, ...] = ()
+    """Its checks in the order they run (``checks.py``), shown on the project page."""
 
 
 @dataclass(frozen=True)

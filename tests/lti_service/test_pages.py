@@ -100,6 +100,12 @@ def test_the_project_page_links_its_files_and_names_the_one_graded_file(
     assert "Submit model.py" in text and "main.py" not in text, "one graded file, named once"
     for stage in project.stages:
         assert f"Stage {stage.number}: {stage.title}" in text
+    # Before any attempt: every check the grader will run, by its title and points.
+    assert project.checks and sum(c.points for c in project.checks) == \
+        project.exercise.max_points
+    assert f"What the hidden checks test ({project.exercise.max_points:g} points)" in text
+    for check in project.checks:
+        assert f"{check.title} ({check.points:g} point" in text, check
     hrefs = {html.unescape(h) for h in re.findall(r'href="([^"]+)"', page.text)}
     starter = next(h for h in hrefs if h.split("?")[0].endswith("/project/starter/model.py"))
     got = alice.get(urljoin(page.url, starter))
