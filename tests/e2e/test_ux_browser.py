@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ def graded_stack(tmp_path: Path) -> Iterator[Stack]:
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues)
     consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
-                               deliver=deliver_due)
+                        deliver=partial(deliver_due, rules=stack.rules))
     stop = threading.Event()
 
     def grade() -> None:

@@ -28,8 +28,8 @@ from lti_service.core.extensions import state
 from lti_service.lti.service import keys
 from lti_service.lti.service.platforms import add_platform
 
-# Code handed no outbound policy (the outbox's delivery outside an app) reads the operator's from
-# the environment (``lti.service.lms.process_policy``): devlms is on loopback.
+# The processes the tests start (`pathways consumer`, the web under gunicorn) read the operator's
+# outbound policy from their environment: devlms is on loopback.
 os.environ.setdefault("OUTBOUND_ALLOW_PRIVATE", "1")
 
 

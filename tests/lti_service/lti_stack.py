@@ -19,6 +19,8 @@ from devlms.server import LiveServer, free_port
 from lti_service import create_app
 from lti_service.core.db import upgrade
 from lti_service.core.extensions import state
+from lti_service.lti.service import outbound
+from lti_service.lti.service.outbound import OutboundPolicy
 from lti_service.lti.service.platforms import add_platform
 
 
@@ -40,6 +42,11 @@ class Stack:
 
     def db(self) -> Session:
         return state(self.tool).sessions()
+
+    @property
+    def rules(self) -> OutboundPolicy:
+        """The tool's outbound policy, as its consumer hands it to the outbox."""
+        return outbound.policy(state(self.tool).config)
 
     def gradebook(self) -> dict[str, Any]:
         return requests.get(self.lms_url + "/gradebook.json", timeout=10).json()

@@ -110,7 +110,7 @@ def test_first_last_best_counting(sqlite_stack) -> None:  # type: ignore[no-unty
         assert results[-1]["attempts_left"] == 0
     with stack.db() as session:
         # One post per learner and placement: the newest score supersedes the older ones.
-        assert deliver_due(session) == 3
+        assert deliver_due(session, rules=stack.rules) == 3
         by_content = {p.id: p.counting for p in session.scalars(select(Placement))}
     scores = {(s["lineitem"]): s["scoreGiven"] for s in stack.gradebook()["scores"]}
     got = {}
@@ -166,11 +166,11 @@ def test_class_view_roster_distribution_csv_and_resend(sqlite_stack) -> None:  #
     assert {(r["user_id"], r["choice"], r["correct"]) for r in rows} == {("alice", "a", "1"),
                                                                          ("bob", "b", "0")}
     with stack.db() as session:
-        assert deliver_due(session) == 2
+        assert deliver_due(session, rules=stack.rules) == 2
     posts = len(stack.lms_store.score_posts)
     resend_form = next(f for f in forms(view.text)[0] if f.action.endswith("/instructor/resend"))
     resent = teacher.submit(view, resend_form)
     assert resent.status_code == 200
     with stack.db() as session:
-        assert deliver_due(session) == 2
+        assert deliver_due(session, rules=stack.rules) == 2
     assert len(stack.lms_store.score_posts) == posts + 2

@@ -81,7 +81,7 @@ def test_resend_deep_link_and_submit_forms_need_csrf_and_our_origin(sqlite_stack
                     _token(learner), json={"choice": "a"})
     assert answered.status_code == 201
     with stack.db() as session:
-        assert deliver_due(session) == 1
+        assert deliver_due(session, rules=stack.rules) == 1
     teacher = Browser()
     view = teacher.get(f"{stack.tool_url}/instructor/class?lt="
                        + _token(stack.launch(teacher, checkpoint["id"], "teacher")))

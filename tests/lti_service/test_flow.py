@@ -58,7 +58,8 @@ def test_deep_link_launch_answer_and_gradebook(stack) -> None:  # type: ignore[n
         placement = session.get(Placement, attempts[0].placement_id)
         assert (placement.max_attempts, placement.counting) == (2, "best")
         assert placement.lineitem_url and placement.lineitem_url.startswith(stack.lms_url)
-        assert deliver_due(session) == 1  # the newest score; the first is superseded
+        # the newest score; the first is superseded
+        assert deliver_due(session, rules=stack.rules) == 1
         statuses = [r.status for r in session.scalars(select(ScoreOutbox).order_by(
             ScoreOutbox.id))]
         assert statuses == ["superseded", "delivered"]

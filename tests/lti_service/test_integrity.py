@@ -6,6 +6,7 @@ the checks change sends the new score through the outbox."""
 from __future__ import annotations
 
 import html
+from functools import partial
 from pathlib import Path
 
 from lti_stack import Stack
@@ -52,7 +53,7 @@ def test_variants_grading_and_regrade_through_the_lms(real_stack: Stack, tmp_pat
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=course_checks_resolver(course.root))
     consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
-                               deliver=deliver_due)
+                        deliver=partial(deliver_due, rules=stack.rules))
     alice, bob = Browser(), Browser()
     try:
         pages = {}
@@ -159,7 +160,7 @@ def test_project_is_placed_submitted_and_graded_through_the_lms(real_stack: Stac
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=course_checks_resolver(course.root))
     consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
-                               deliver=deliver_due)
+                        deliver=partial(deliver_due, rules=stack.rules))
     alice = Browser()
     try:
         page = stack.launch(alice, link["id"], "alice")

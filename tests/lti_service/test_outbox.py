@@ -45,15 +45,15 @@ def test_down_lms_delays_a_score_and_it_arrives_later(sqlite_stack) -> None:  # 
     row_id = _queue(stack, "alice", 1.0)
     stack.lms_server.stop()
     with stack.db() as session:
-        assert deliver_due(session) == 0
+        assert deliver_due(session, rules=stack.rules) == 0
         row = session.get(ScoreOutbox, row_id)
         assert (row.status, row.tries) == ("pending", 1)
         assert "ConnectionError" in row.last_error
         first_next = row.next_attempt_at
         assert first_next > utcnow() + timedelta(seconds=20)
-        assert deliver_due(session) == 0, "not due yet: nothing is tried"
+        assert deliver_due(session, rules=stack.rules) == 0, "not due yet: nothing is tried"
         assert session.get(ScoreOutbox, row_id).tries == 1
-        assert deliver_due(session, now=first_next + timedelta(seconds=1)) == 0
+        assert deliver_due(session, rules=stack.rules, now=first_next + timedelta(seconds=1)) == 0
         row = session.get(ScoreOutbox, row_id)
         assert row.tries == 2
         assert row.next_attempt_at - first_next >= backoff(2) - timedelta(seconds=5)
@@ -62,7 +62,7 @@ def test_down_lms_delays_a_score_and_it_arrives_later(sqlite_stack) -> None:  # 
     stack.lms_server = LiveServer(create_lms(stack.lms_config, stack.lms_store),
                                   port=stack.lms_server.port).start()
     with stack.db() as session:
-        assert deliver_due(session, now=utcnow() + timedelta(hours=2)) == 1
+        assert deliver_due(session, rules=stack.rules, now=utcnow() + timedelta(hours=2)) == 1
         row = session.get(ScoreOutbox, row_id)
         assert (row.status, row.tries, row.last_error) == ("delivered", 3, "")
     scores = [s for s in stack.gradebook()["scores"] if s["userId"] == "alice"]
@@ -76,13 +76,13 @@ def test_access_tokens_are_cached_in_the_database(sqlite_stack) -> None:  # type
     for user, score in (("alice", 0.0), ("bob", 1.0), ("alice", 1.0)):
         _queue(stack, user, score)
     with stack.db() as session:  # alice's first score is superseded by her second
-        assert deliver_due(session) == 2
+        assert deliver_due(session, rules=stack.rules) == 2
         assert sorted(session.scalars(select(ScoreOutbox.status))) == [
             "delivered", "delivered", "superseded"]
     assert stack.lms_store.token_requests == 1
     _queue(stack, "bob", 0.0)
     with stack.db() as other_process:  # a fresh session, as `pathways consumer` would have
-        assert deliver_due(other_process) == 1
+        assert deliver_due(other_process, rules=stack.rules) == 1
     assert stack.lms_store.token_requests == 1
     with stack.db() as session:
         token = session.scalars(select(AccessToken)).one()
@@ -91,7 +91,7 @@ def test_access_tokens_are_cached_in_the_database(sqlite_stack) -> None:  # type
         session.commit()
     _queue(stack, "bob", 1.0)
     with stack.db() as session:
-        assert deliver_due(session) == 1
+        assert deliver_due(session, rules=stack.rules) == 1
     assert stack.lms_store.token_requests == 2
 
 
@@ -100,11 +100,11 @@ def test_resend_requeues_and_the_lms_gets_the_score_again(sqlite_stack) -> None:
     _launch_learner(stack, "alice")
     row_id = _queue(stack, "alice", 1.0)
     with stack.db() as session:
-        assert deliver_due(session) == 1
+        assert deliver_due(session, rules=stack.rules) == 1
         posts = len(stack.lms_store.score_posts)
         assert requeue(session, [session.get(ScoreOutbox, row_id)]) == 1
         session.commit()
-        assert deliver_due(session) == 1
+        assert deliver_due(session, rules=stack.rules) == 1
     assert len(stack.lms_store.score_posts) == posts + 1
 
 
@@ -136,12 +136,12 @@ def _pending_while_down(stack, state_dir: Path) -> int:  # type: ignore[no-untyp
     _launch_learner(stack, "alice")
     _queue(stack, "alice", 0.0)
     with stack.db() as session:
-        assert deliver_due(session) == 1
+        assert deliver_due(session, rules=stack.rules) == 1
     assert stack.lms_store.token_requests == 1
     stack.lms_server.stop()
     row_id = _queue(stack, "alice", 1.0)
     with stack.db() as session:
-        assert deliver_due(session) == 0
+        assert deliver_due(session, rules=stack.rules) == 0
         assert session.get(ScoreOutbox, row_id).status == "pending"
     return row_id
 
@@ -149,7 +149,7 @@ def _pending_while_down(stack, state_dir: Path) -> int:  # type: ignore[no-untyp
 def _deliver_later(stack, row_id: int, hours: int = 2) -> ScoreOutbox:  # type: ignore[no-untyped-def]
     with stack.db() as session:
         session.expire_on_commit = False
-        deliver_due(session, now=utcnow() + timedelta(hours=hours))
+        deliver_due(session, rules=stack.rules, now=utcnow() + timedelta(hours=hours))
         return session.get(ScoreOutbox, row_id)
 
 
@@ -205,7 +205,7 @@ def test_a_refused_fresh_token_is_not_retried_and_the_row_backs_off(sqlite_stack
     _launch_learner(stack, "alice")
     _queue(stack, "alice", 0.0)
     with stack.db() as session:
-        assert deliver_due(session) == 1  # a token is stored
+        assert deliver_due(session, rules=stack.rules) == 1  # a token is stored
     stack.lms_server.stop()
     stack.lms_config.private_key_pem = new_private_key_pem()  # the stored token is void
     stack.lms_server = LiveServer(create_lms(stack.lms_config, stack.lms_store),

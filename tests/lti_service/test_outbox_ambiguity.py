@@ -76,7 +76,8 @@ def test_posts_run_concurrently_with_a_bound(sqlite_stack, platform) -> None:  #
     for i in range(6):
         stub.scripts[f"c{i}"] = [OK_TEXT]
         ids.append(queue(sqlite_stack, link(sqlite_stack, url, f"c{i}")))
-    deliveries = Deliveries(state(sqlite_stack.tool).sessions, concurrency=3)
+    deliveries = Deliveries(state(sqlite_stack.tool).sessions, rules=sqlite_stack.rules,
+                            concurrency=3)
     try:
         assert deliveries.tick() == 6
     finally:

@@ -143,6 +143,8 @@ def queue(stack, placement_id: int, score: float = 1.0, user: str = "alice") -> 
 
 
 def deliver(stack, *, later: timedelta = timedelta(0), **kw: Any) -> int:  # type: ignore[no-untyped-def]
+    """The outbox's delivery under the stack's outbound policy unless ``rules`` is given."""
+    kw.setdefault("rules", stack.rules)
     with stack.db() as session:
         return deliver_due(session, now=utcnow() + later, **kw)
 

@@ -4,6 +4,7 @@ real queue, recorded by the consumer, and the counted score reaches the LMS grad
 from __future__ import annotations
 
 import shutil
+from functools import partial
 from pathlib import Path
 
 import requests
@@ -44,7 +45,7 @@ def test_submit_grade_record_and_score_reaches_lms(sqlite_stack, tmp_path: Path)
     stack.tool.extensions[QUEUES_KEY] = queues
     worker = GraderWorker(config, queues, checks_for=lambda _: exercise.checks_path)
     consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
-                               deliver=deliver_due)
+                        deliver=partial(deliver_due, rules=stack.rules))
     try:
         alice = Browser()
         page = stack.launch(alice, link["id"], "alice")

@@ -31,8 +31,8 @@ class Roster:
     """Why it is not fresh from the LMS (shown with its age); empty when it is."""
 
 
-def cached_members(session: Session, context: LmsContext, now: datetime | None = None,
-                   rules: OutboundPolicy | None = None) -> Roster:
+def cached_members(session: Session, context: LmsContext, *, rules: OutboundPolicy,
+                   now: datetime | None = None) -> Roster:
     """The roster for the class view, never failing for the LMS: fresh from the LMS (cached
     with its time), or the last one the LMS sent (with its age and why), or the learners the
     tool knows from this course's activity. Commits the cache."""

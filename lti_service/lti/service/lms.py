@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 from pylti1p3.exception import LtiException, LtiServiceException
@@ -19,7 +18,6 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from requests import RequestException
 from sqlalchemy.orm import Session
 
-from lti_service.core.config import Config
 from lti_service.core.errors import ServiceError
 from lti_service.core.models import LmsContext, Placement, Platform
 from lti_service.lti.service import outbound
@@ -41,17 +39,11 @@ SERVICE_MAX_BYTES = 4 * 1024 * 1024
 course is megabytes. Its calls get at least these limits (the operator's, if larger)."""
 
 
-@cache
-def process_policy() -> outbound.OutboundPolicy:
-    """The operator's outbound policy for callers that were handed none (read once)."""
-    return outbound.policy(Config.from_env({"secret_key": "unused: outbound policy only",
-                                           "queue": None}))
-
-
 def connector_for(session: Session, platform: Platform,
-                  rules: outbound.OutboundPolicy | None = None) -> CachedServiceConnector:
-    """The platform's service connector: shared tokens, guarded requests, its origins only."""
-    rules = rules or process_policy()
+                  rules: outbound.OutboundPolicy) -> CachedServiceConnector:
+    """The platform's service connector: shared tokens, guarded requests, its origins only.
+    ``rules``: the operator's outbound policy, handed in by the process's composition root
+    (``outbound.policy(config)``), never read here."""
     rules = replace(rules, timeout_s=max(rules.timeout_s, SERVICE_TIMEOUT_S),
                     max_bytes=max(rules.max_bytes, SERVICE_MAX_BYTES))
     http = guarded_session(rules, service_origins(platform))
@@ -65,7 +57,7 @@ def scores_url(lineitem: str) -> str:
 
 
 def post_score(session: Session, placement: Placement, score: str,
-               rules: outbound.OutboundPolicy | None = None) -> ServiceAnswer:
+               rules: outbound.OutboundPolicy) -> ServiceAnswer:
     """POST one AGS score (its JSON) to the placement's line item; the LMS's answer, unparsed.
 
     Raises ``requests.RequestException`` when no answer came (refused by the guard included),
@@ -81,7 +73,7 @@ def post_score(session: Session, placement: Placement, score: str,
 
 
 def members(session: Session, context: LmsContext,
-            rules: outbound.OutboundPolicy | None = None) -> list[dict[str, Any]]:
+            rules: outbound.OutboundPolicy) -> list[dict[str, Any]]:
     """The course's members as the LMS lists them (user_id, name, email, roles, status)."""
     if not context.memberships_url:
         raise ServiceError("the LMS sent no roster (NRPS) URL for this course", field=None)

@@ -123,7 +123,7 @@ def retry_after(value: str | None) -> timedelta | None:
 
 
 def _post(session: Session, row: ScoreOutbox, placement: Placement,
-          rules: OutboundPolicy | None) -> ServiceAnswer:
+          rules: OutboundPolicy) -> ServiceAnswer:
     grade = (
         Grade()
         .set_score_given(row.score)
@@ -139,7 +139,7 @@ def _post(session: Session, row: ScoreOutbox, placement: Placement,
 
 
 def _try(session: Session, row: ScoreOutbox, placement: Placement,
-         rules: OutboundPolicy | None) -> tuple[Verdict, str | None]:
+         rules: OutboundPolicy) -> tuple[Verdict, str | None]:
     """One POST of the row; never raises (a bug in one row must not stop the others)."""
     try:
         answer = _post(session, row, placement, rules)
@@ -208,21 +208,20 @@ def due_ids(session: Session, now: datetime, limit: int = 50) -> list[int]:
     return ids
 
 
-def deliver_due(session: Session, *, now: datetime | None = None, limit: int = 50,
-                max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY,
-                rules: OutboundPolicy | None = None) -> int:
+def deliver_due(session: Session, *, rules: OutboundPolicy, now: datetime | None = None,
+                limit: int = 50, max_tries: int = MAX_TRIES,
+                base_delay: timedelta = BASE_DELAY) -> int:
     """Post up to ``limit`` due rows one after another; return how many the LMS accepted
-    (``Deliveries`` posts them concurrently). ``rules``: the operator's outbound policy
-    (``lms.process_policy()`` when not given)."""
+    (``Deliveries`` posts them concurrently). ``rules``: the operator's outbound policy."""
     now = now or utcnow()
     return sum(deliver_one(session, row_id, now=now, max_tries=max_tries,
                            base_delay=base_delay, rules=rules)
                for row_id in due_ids(session, now, limit))
 
 
-def deliver_one(session: Session, row_id: int, *, now: datetime, max_tries: int = MAX_TRIES,
-                base_delay: timedelta = BASE_DELAY, claim_lease: timedelta = CLAIM_LEASE,
-                rules: OutboundPolicy | None = None) -> int:
+def deliver_one(session: Session, row_id: int, *, now: datetime, rules: OutboundPolicy,
+                max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY,
+                claim_lease: timedelta = CLAIM_LEASE) -> int:
     """Claim and post one row, record what the LMS answered; 1 when delivered."""
     row = session.get(ScoreOutbox, row_id)
     if row is None or not _claim(session, row, now, claim_lease):
@@ -273,10 +272,10 @@ class Deliveries:
     """The outbox's tick: due rows posted concurrently (at most ``concurrency`` POSTs at a
     time, each in its own session), so one slow LMS answer holds one slot, not the others."""
 
-    def __init__(self, sessions: sessionmaker[Session], *, concurrency: int = 8,
-                 max_tries: int = MAX_TRIES, base_delay: timedelta = BASE_DELAY,
-                 claim_lease: timedelta = CLAIM_LEASE,
-                 rules: OutboundPolicy | None = None) -> None:
+    def __init__(self, sessions: sessionmaker[Session], *, rules: OutboundPolicy,
+                 concurrency: int = 8, max_tries: int = MAX_TRIES,
+                 base_delay: timedelta = BASE_DELAY,
+                 claim_lease: timedelta = CLAIM_LEASE) -> None:
         self.sessions = sessions
         self.rules = rules
         self.claim_lease = claim_lease
