@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from course import pysource
 from course.checks.runner import ChecksError, load_suite
 from course.errors import Problem, relative
 from course.model import (
@@ -57,7 +57,7 @@ class _Collector:
         if source is None:
             return None
         try:
-            ast.parse(source, filename=str(path))
+            pysource.parse(source, filename=str(path))
         except SyntaxError as exc:
             self.add(path, f"line {exc.lineno}", f"Python syntax error: {exc.msg}",
                      "fix the Python at that line")

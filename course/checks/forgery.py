@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 
+from course import pysource
+
 MAX_SOURCE_CHARS = 256 * 1024
 MAX_LINE_CHARS = 4000
 """Parsing is paid by the trusted process: a 224 KB line of nested f-string format specs costs
@@ -81,7 +83,7 @@ def forgery(source: str) -> str | None:
     if unreadable(source):
         return None  # the static rules fail on such a file, with the reason
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # reported as the program's syntax error
     modules = _imported(tree)

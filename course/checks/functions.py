@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from course import pysource
 from course.checks.forgery import unreadable
 
 CALLS_MAGIC = b"PWC1\n"
@@ -173,7 +174,7 @@ def find_function(source: str, name: str, line: int | None = None) -> ast.AST | 
     if too_big:
         return too_big
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return f"it does not parse ({type(exc).__name__})"
     if line is not None:

@@ -9,13 +9,13 @@ outputs on the example typed in), ``variant`` (another variant's reference) and 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from course import pysource
 from course.checks import (
     HARNESS_PATH,
     CapturedValues,
@@ -198,7 +198,7 @@ def check_variant(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float)
 
 def check_starter(lesson: Lesson, exercise: Exercise, tmp: Path, timeout: float) -> Outcome:
     try:
-        ast.parse(exercise.starter_code, filename="starter.py")
+        pysource.parse(exercise.starter_code, filename="starter.py")
     except SyntaxError as exc:
         return False, f"starter.py line {exc.lineno}: does not parse: {exc.msg}", 0.0
     code = submission_for(lesson, exercise, exercise.starter_code)

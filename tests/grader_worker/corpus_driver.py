@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 from pathlib import Path
 
@@ -26,6 +25,16 @@ from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.runner import SandboxRunner
 from grader_worker.warm import WarmRunner
+
+
+def _peak_rss_kb() -> int:
+    """This process's own peak resident set (VmHWM: its address space's, new at exec).
+    Not ``ru_maxrss``: Linux carries that over fork and exec, so a driver started by a large
+    pytest would report pytest's size (700 MB in a full run), not the trusted process's."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 def main() -> int:
@@ -46,14 +55,13 @@ def main() -> int:
         replaced = getattr(runner, "replaced", 0)
     finally:
         runner.close()
-    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "results": {name: {**result.to_dict(), "trusted_cpu_s": cpu}
                     for name, (result, cpu) in corpus.items()},
         "good": good.to_dict(),
         "left_in_base": left,
         "base_removed": not runner.base.exists(),
-        "maxrss_mb": usage.ru_maxrss / 1024,
+        "maxrss_mb": _peak_rss_kb() / 1024,
         "uid": os.getuid(),
         "run_uid": runner.run_uid,
         "warm": config.warm,

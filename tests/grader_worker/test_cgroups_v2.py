@@ -83,14 +83,20 @@ def test_a_run_is_moved_in_accounted_and_killed_on_removal(v2: tuple[str, set[st
     group = cgroups.RunCgroup(dirs=[d], procs_files=[d / "cgroup.procs"],
                               cpu_file=d / "cpu.stat", version=2)
     assert not group.populated()
-    # The child joins before it execs (as a run does), burns some CPU, then waits.
+    # The child is moved in before it does any work (a run's process joins before it runs the
+    # program), then burns some CPU and waits. Not a preexec_fn: that forks this process,
+    # which has JAX initialised (JAX warns of a deadlock, and a fork may take one).
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import time\nt = time.process_time()\n"
+        [sys.executable, "-c", "import sys, time\nsys.stdin.readline()\n"
+         "t = time.process_time()\n"
          "while time.process_time() - t < 0.2: pass\nprint('busy', flush=True)\n"
          "time.sleep(600)"],
-        stdout=subprocess.PIPE, text=True,
-        preexec_fn=lambda: (d / "cgroup.procs").write_text(str(os.getpid())))
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
+        (d / "cgroup.procs").write_text(str(proc.pid))
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
         assert proc.stdout is not None and proc.stdout.readline() == "busy\n"
         assert group.pids() == {proc.pid}
         assert group.populated()  # cgroup.events: populated 1
@@ -103,5 +109,6 @@ def test_a_run_is_moved_in_accounted_and_killed_on_removal(v2: tuple[str, set[st
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stdin is not None
         proc.stdout.close()
+        proc.stdin.close()
