@@ -8,33 +8,23 @@ from __future__ import annotations
 
 import re
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
 
 from course import submission_for
-from grader_worker.config import load_config
-from grader_worker.worker import GraderWorker
-from grading_contract.queues import Queues
-from lti_service.consumer import Consumer
 from lti_service.core.extensions import state
-from lti_service.lti.service import outbound
-from lti_service.outbox.service.delivery import deliver_due
-from lti_service.submissions.panel import QUEUES_KEY
-from lti_service.submissions.settings import GradingSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lti_service"))  # the service tests' loopback stack
-from lti_stack import Stack, build_stack  # noqa: E402
+from lti_stack import Stack  # noqa: E402
 from test_ux_browser import (  # noqa: E402  (tests/e2e is on the path)
-    AXE,
     assert_accessible,
     launch,
     learners_exercise,
+    run_graded_stack,
     tool_frame,
 )
 
@@ -45,40 +35,8 @@ REASON = "the right answer was refused for a stray indented line"
 
 @pytest.fixture
 def desk_stack(tmp_path: Path) -> Iterator[Stack]:
-    """devlms + the tool (real course) + one grader worker, the results consumer and the
-    score delivery, in a thread."""
-    if not AXE.is_file():
-        pytest.fail("axe-core is not installed: cd web/editor && npm ci (scripts/test.sh does it)")
-    stack = build_stack(f"sqlite:///{tmp_path / 'tool.sqlite3'}", tmp_path,
-                        packaged_course=True)
-    config = load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "queue-var"),
-                          "PATHWAYS_GRADER_HEARTBEAT_S": "0.5"})
-    queues = Queues(config)
-    stack.tool.extensions[QUEUES_KEY] = queues
-    worker = GraderWorker(config, queues)
-    # The tool's own outbound policy (devlms is on loopback, which the tool's config allows).
-    consumer = Consumer(state(stack.tool).sessions, queues, GradingSettings(),
-                        deliver=partial(deliver_due,
-                                        rules=outbound.policy(state(stack.tool).config)))
-    stop = threading.Event()
-
-    def work() -> None:
-        while not stop.is_set():
-            busy = worker.queues.process_one(worker.queues.grading)
-            consumer.drain()
-            consumer.deliver_scores()
-            if not busy:
-                time.sleep(0.2)
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-    yield stack
-    stop.set()
-    thread.join(timeout=60)
-    worker.close()
-    stack.tool_server.stop()
-    stack.lms_server.stop()
-    state(stack.tool).engine.dispose()
+    """Graded, and each score delivered to devlms's gradebook as the consumer would."""
+    yield from run_graded_stack(tmp_path, deliver_scores=True)
 
 
 def _type(page, frame, text: str) -> None:  # type: ignore[no-untyped-def]

@@ -39,9 +39,10 @@ LESSON, CHECKPOINT = "arrays-04", "arrays-04.checkpoint"
 EXERCISE = "arrays-04.exercise.mask-tail"
 
 
-@pytest.fixture
-def graded_stack(tmp_path: Path) -> Iterator[Stack]:
-    """devlms + the tool (real course) + one grader worker and the results consumer in a thread."""
+def run_graded_stack(tmp_path: Path, *, deliver_scores: bool) -> Iterator[Stack]:
+    """devlms + the tool (real course) + one grader worker and the results consumer in a
+    thread; with ``deliver_scores``, the consumer's score delivery too (under the tool's own
+    outbound policy: devlms is on loopback, which the tool's config allows)."""
     if not AXE.is_file():
         pytest.fail("axe-core is not installed: cd web/editor && npm ci (scripts/test.sh does it)")
     stack = build_stack(f"sqlite:///{tmp_path / 'tool.sqlite3'}", tmp_path,
@@ -55,21 +56,30 @@ def graded_stack(tmp_path: Path) -> Iterator[Stack]:
                         deliver=partial(deliver_due, rules=stack.rules))
     stop = threading.Event()
 
-    def grade() -> None:
+    def work() -> None:
         while not stop.is_set():
             busy = worker.queues.process_one(worker.queues.grading)
             consumer.drain()
+            if deliver_scores:
+                consumer.deliver_scores()
             if not busy:
                 time.sleep(0.2)
 
-    thread = threading.Thread(target=grade, daemon=True)
+    thread = threading.Thread(target=work, daemon=True)
     thread.start()
     yield stack
     stop.set()
     thread.join(timeout=60)
+    worker.close()
     stack.tool_server.stop()
     stack.lms_server.stop()
     state(stack.tool).engine.dispose()
+
+
+@pytest.fixture
+def graded_stack(tmp_path: Path) -> Iterator[Stack]:
+    """Graded; scores stay in the outbox (this test reads results in the tool, not the LMS)."""
+    yield from run_graded_stack(tmp_path, deliver_scores=False)
 
 
 def tool_frame(page):  # type: ignore[no-untyped-def]
