@@ -174,7 +174,7 @@ def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits
     _excerpts(run, result)
     _interpret(run, limits, suite, result, None, job.source)
     if visible is not None and result.outcome == "graded":
-        captured = read_values(run.values, max_bytes=limits.values_bytes)
+        captured = _read(run, limits)
         result.checks += _visible_checks(suite, captured, visible, job.source)
     result.score = result.max_score = 0.0
     return result
@@ -222,7 +222,7 @@ def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: obje
         for attempt in range(1, REFERENCE_TRIES + 1):
             run = runner.run(code, (), limits, calls, devices)
             try:
-                return read_values(run.values, max_bytes=limits.values_bytes)
+                return _read(run, limits)
             except ValuesError as exc:
                 if attempt == REFERENCE_TRIES:
                     raise ChecksError(
@@ -236,6 +236,11 @@ def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: obje
         raise AssertionError("unreachable")
 
     return run_reference
+
+
+def _read(run: RunOutcome, limits: Limits) -> CapturedValues:
+    """The run's report, parsed within the run's bytes and the trusted thread's CPU budget."""
+    return read_values(run.values, max_bytes=limits.values_bytes, budget_s=limits.report_cpu_s)
 
 
 def _finish(result: GradingResult, picked: float) -> GradingResult:
@@ -295,7 +300,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
         result.feedback = "Your program's values were too large to check; keep arrays small."
         return
     try:
-        captured = read_values(run.values, max_bytes=limits.values_bytes)
+        captured = _read(run, limits)
     except BudgetExceeded as exc:  # the trusted side's own limit: end the job, not charged
         logger.error("grading report past the trusted budget", extra={"error": str(exc)})
         result.outcome = "not_gradable"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from course.checks.values import PARSE_BUDGET_S
 from grader_worker.errors import JobError
 
 PER_DEVICE = {"memory_mb": 32, "data_mb": 32, "pids": 4, "cpu_s": 2, "wall_s": 3.0}
@@ -41,6 +42,9 @@ class Limits:
     """stdout + stderr bytes before the run is killed ("output limit")."""
     values_bytes: int = 8 * 1024 * 1024
     """Bytes of captured values the harness may send back."""
+    report_cpu_s: float = PARSE_BUDGET_S
+    """CPU seconds of the trusted thread that reading the run's report may take
+    (a job may ask for less, never more); past it the job is "not_gradable", not charged."""
 
     def for_devices(self, devices: int) -> Limits:
         """These limits sized for a run on ``devices`` logical CPU devices (``PER_DEVICE`` for

@@ -18,13 +18,14 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from grader_helpers import FIXTURE_CHECKS, GOOD, make_job
 from test_sealed_runs import MODES, SEALED, _mode, base, run_as_worker, unprivileged  # noqa: F401
 
-from course.checks import HARNESS_PATH, values
+from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
 from grader_worker.grading import grade
 from grader_worker.limits import Limits
@@ -148,14 +149,15 @@ def test_timeout_only_when_the_programs_own_cpu_reached_its_limit(any_runner) ->
 
 
 def test_a_report_past_the_trusted_budget_ends_the_job_not_gradable(
-        runner: SandboxRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+        runner: SandboxRunner) -> None:
     """The budget is checked between the parse's steps; here it is spent before the first, as
     a report that took too long would have. The job ends (the service then releases its
     lease: tests/lti_service/test_submissions_lease.py), not charged, within the run's
-    limits."""
-    monkeypatch.setattr(values, "PARSE_BUDGET_S", -1.0)
+    limits. The budget comes from the ceiling, not a module global: course check grades in
+    background threads of this same pytest process, and a patched global would reach them."""
+    spent = replace(SHORT, report_cpu_s=1e-12)  # any CPU at all is past it
     result = grade(make_job(GOOD.read_text()), runner=runner,
-                   checks_for=lambda _: FIXTURE_CHECKS, ceiling=SHORT)
+                   checks_for=lambda _: FIXTURE_CHECKS, ceiling=spent)
     assert (result.outcome, result.score) == ("not_gradable", 0.0), result.feedback
     assert "does not count as an attempt" in result.feedback
     assert result.timings.total_s < SHORT.wall_s + 10
