@@ -38,6 +38,13 @@ class GraderConfig:
     allow_no_cgroup: bool = False
     """PATHWAYS_GRADER_ALLOW_NO_CGROUP=1: start even where no per-run cgroup can be made (runs
     then have rlimits only: no pids limit, so a fork bomb can exhaust the host's tasks)."""
+    seed_pool: Path | None = None
+    """PATHWAYS_GRADER_SEED_POOL: the seed pool's SQLite file (default
+    ``<var dir>/grader/seed-pool.sqlite``; ``off``: every grading runs the reference)."""
+    seed_pool_size: int = 1000
+    """PATHWAYS_GRADER_SEED_POOL_SIZE: entries kept per (exercise, variant, checks, JAX)."""
+    seed_pool_min: int = 100
+    """PATHWAYS_GRADER_SEED_POOL_MIN: entries a key needs before gradings draw from it."""
     packages: tuple[str, ...] = ()
     """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax, numpy and optax (with
     what they require); nothing else of the interpreter's site-packages is in the sandbox."""
@@ -64,8 +71,16 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
     """The worker's configuration, read once (a wrong value: ``pathways.env.EnvError``)."""
     env = Env(environ)
     course_root = env.optional("COURSE_ROOT")
+    queue = load_queue_config(env)
+    pool = env.text("PATHWAYS_GRADER_SEED_POOL", "")
+    size = env.integer("PATHWAYS_GRADER_SEED_POOL_SIZE", 1000, low=1, high=100_000)
     return GraderConfig(
-        queue=load_queue_config(env),
+        queue=queue,
+        seed_pool=(None if pool == "off" else Path(pool).resolve() if pool
+                   else queue.var_dir / "grader" / "seed-pool.sqlite"),
+        seed_pool_size=size,
+        seed_pool_min=env.integer("PATHWAYS_GRADER_SEED_POOL_MIN", min(100, size), low=1,
+                                  high=size),
         platform=env.choice("PATHWAYS_GRADER_PLATFORM", "cpu", ("cpu", "tpu")),
         python=env.text("PATHWAYS_GRADER_PYTHON", sys.executable),
         heartbeat_s=env.number("PATHWAYS_GRADER_HEARTBEAT_S", 5.0, above=0, high=3600),

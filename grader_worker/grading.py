@@ -4,9 +4,11 @@ The learner's program runs in the sandbox and only reports values; the checks ru
 the trusted process, with ``course.checks.run_checks``. Each way a run can end maps to one
 outcome with feedback a learner can act on.
 
-A function exercise takes two sandboxed runs on the same hidden inputs, drawn here from a
-seed chosen now: first the reference solution (in the learner's variant), whose outputs are
-the expected ones, then the learner's program. The learner's run never sees the reference.
+A function exercise needs the reference solution's outputs (in the learner's variant) on
+hidden inputs drawn from a seed: from the worker's seed pool when it holds enough entries for
+this exercise, variant, checks and JAX (one sandboxed run: the learner's), otherwise from a
+reference run now, on a seed chosen now (two runs; the pool keeps that report). The learner's
+run never sees the reference nor its outputs.
 
 Nothing of the learner's is compiled or parsed here except the sandbox's bounded report: a
 syntax error is found by the harness inside the sandbox (a crafted file can cost seconds of
@@ -42,6 +44,8 @@ from grader_worker.errors import GraderError, JobError, SandboxUnavailable
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox.process import RunOutcome
+from grader_worker.seedpool import Entry, PoolKey, SeedPool
+from grader_worker.seedpool.store import calls_digest
 from grading_contract.job import Job
 from grading_contract.result import CheckResult, Environment, GradingResult
 
@@ -98,9 +102,12 @@ _VIOLATIONS: tuple[tuple[str, str, str], ...] = (
 
 
 def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
-          ceiling: Limits | None = None, worker: str = "") -> GradingResult:
+          ceiling: Limits | None = None, worker: str = "",
+          pool: SeedPool | None = None) -> GradingResult:
     """Grade ``job``; any failure of ours becomes ``infrastructure_error`` (retried, never
-    charged), any failure of the program becomes a learner-facing outcome."""
+    charged), any failure of the program becomes a learner-facing outcome. With a ``pool``, a
+    function exercise draws its seed and the reference's report from it once it is full
+    enough (one sandboxed run), and keeps the report of each reference run it makes."""
     picked = time.time()
     result = GradingResult(job.submission_id, job.attempt, job.exercise_id, "infrastructure_error")
     result.kind = job.kind
@@ -131,15 +138,28 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if job.kind == "run":
             return _finish(_run_only(job, runner, suite, limits, result, target, variant,
                                      devices), picked)
+        key = (PoolKey(target.course_version, job.exercise_id, variant, target.checks_hash,
+                       runner.config.platform, info.jax, devices)
+               if pool is not None and suite.function is not None else None)
+        entry = pool.draw(key) if pool is not None and key is not None else None
         if suite.function is not None:
-            result.seed = secrets.randbelow(2**31)
-        prepared = prepare(suite, variant, result.seed or 0, target.reference,
-                           _reference_runner(runner, limits, job.submission_id, devices))
+            result.seed = entry.seed if entry else secrets.randbelow(2**31)
+        reports: list[bytes] = []
+        run_reference = _reference_runner(runner, limits, job.submission_id, devices, reports)
+        if entry is not None:
+            assert pool is not None and key is not None
+            run_reference = _drawn(entry, limits, run_reference,
+                                   lambda: pool.discard(key, entry.seed))
+        prepared = prepare(suite, variant, result.seed or 0, target.reference, run_reference)
+        if pool is not None and key is not None and reports:  # a reference run, validated
+            pool.add(key, result.seed or 0, prepared.calls, reports[-1])
         start = time.monotonic()
         run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
         _interpret(run, limits, suite, result, prepared, job.source)
+        if pool is not None:
+            _withhold_drawn(result, prepared)
     except (GraderError, ChecksError, OSError) as exc:
         logger.exception("grading failed for infrastructure reasons",
                          extra={"submission_id": job.submission_id, "attempt": job.attempt})
@@ -209,8 +229,30 @@ def _visible_checks(suite: CheckSuite, captured: CapturedValues, visible: Prepar
             for o in judge(suite, captured, visible, source) if o.name == wanted]
 
 
+def _drawn(entry: Entry, limits: Limits, run_reference: Callable[[str, bytes], CapturedValues],
+           discard: Callable[[], None]) -> Callable[[str, bytes], CapturedValues]:
+    """The pooled reference report for ``entry``'s seed, read within the run's bounds like a
+    fresh one; an entry whose calls are not the ones its seed draws now, or that no longer
+    reads, is discarded and the reference runs instead."""
+
+    def pooled(code: str, calls: bytes) -> CapturedValues:
+        if calls_digest(calls) == entry.calls_sha:
+            try:
+                return read_values(entry.report, max_bytes=limits.values_bytes,
+                                   budget_s=limits.report_cpu_s)
+            except ValuesError:
+                pass
+        logger.warning("seed pool entry does not match its seed; the reference runs now",
+                       extra={"seed": entry.seed})
+        discard()
+        return run_reference(code, calls)
+
+    return pooled
+
+
 def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: object = None,
-                      devices: int = 1) -> Callable[[str, bytes], CapturedValues]:
+                      devices: int = 1, reports: list[bytes] | None = None,
+                      ) -> Callable[[str, bytes], CapturedValues]:
     """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
 
     The reference is ours and known to pass: a run of it that fails (timed out, killed,
@@ -222,7 +264,10 @@ def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: obje
         for attempt in range(1, REFERENCE_TRIES + 1):
             run = runner.run(code, (), limits, calls, devices)
             try:
-                return _read(run, limits)
+                captured = _read(run, limits)
+                if reports is not None:
+                    reports.append(run.values)
+                return captured
             except ValuesError as exc:
                 if attempt == REFERENCE_TRIES:
                     raise ChecksError(
@@ -390,6 +435,22 @@ def _program_error(captured: CapturedValues, result: GradingResult) -> bool:
                        "Run `python main.py` locally, fix that line, and resubmit. "
                        "No points are given for a program that does not run to its end.")
     return True
+
+
+WITHHELD = ("{check}: it failed on {label}, an input drawn at grading time. With a seed pool "
+            "the expected values of drawn inputs are not shown (other gradings draw the same "
+            "inputs); the edge cases' feedback shows them on inputs you can reproduce.")
+
+
+def _withhold_drawn(result: GradingResult, prepared: Prepared) -> None:
+    """Where seeds come from (and go into) the pool, a drawn input recurs across gradings:
+    feedback that names one (and may show the reference's outputs on it) is replaced, so
+    repeated attempts never collect the pool's expected outputs."""
+    drawn = [c.label for c in prepared.inputs if c.kind == "random"]
+    for check in result.checks:
+        named = next((label for label in drawn if label in check.feedback), None)
+        if check.status != "passed" and named is not None:
+            check.feedback = WITHHELD.format(check=check.name, label=named)
 
 
 def _hidden_feedback(status: str) -> str:

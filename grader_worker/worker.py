@@ -21,6 +21,7 @@ from grader_worker.errors import GraderError
 from grader_worker.grading import GradingTarget, grade
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
+from grader_worker.seedpool import SeedPool
 from grader_worker.sweep import sweep
 from grading_contract.errors import JobError
 from grading_contract.job import parse_job
@@ -81,6 +82,8 @@ class GraderWorker:
             self.runner: SandboxRunner = WarmRunner(config, HARNESS_PATH, ceiling=ceiling)
         else:
             self.runner = SandboxRunner(config, HARNESS_PATH)
+        self.pool = (SeedPool(config.seed_pool, size=config.seed_pool_size,
+                              min_draw=config.seed_pool_min) if config.seed_pool else None)
         self.stopping = threading.Event()
         self.state = "ok"
         queues.on_job = self.handle
@@ -109,7 +112,7 @@ class GraderWorker:
         beat.start()
         try:
             result = grade(job, runner=self.runner, checks_for=self.checks_for,
-                           ceiling=self.ceiling, worker=self.id)
+                           ceiling=self.ceiling, worker=self.id, pool=self.pool)
         finally:
             stop.set()
             beat.join()
