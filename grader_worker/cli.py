@@ -113,3 +113,47 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
         grader.close()
         logger.info("worker stopped", extra={"worker": grader.id})
         sys.stdout.flush()
+
+
+@click.command("seed-pool")
+@click.option("--per-variant", type=click.IntRange(0, 100_000), default=None,
+              help="Entries per (exercise, variant) to fill up to (default: "
+                   "PATHWAYS_GRADER_SEED_POOL_SIZE). 0: only print the pool's sizes.")
+@click.option("--exercise", "exercises", multiple=True,
+              help="Only this exercise id (repeatable; default: every function exercise).")
+@click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="WARNING", show_default=True)
+def seed_pool(per_variant: int | None, exercises: tuple[str, ...], log_level: str) -> None:
+    """Fill this host's grading seed pool before a class (docs/SEED_POOL.md): each entry is one
+    sandboxed run of the reference, so a learner's submission takes one run instead of two."""
+    from course import load_course
+    from grader_worker.seedpool import SeedPool
+    from grader_worker.seedpool.fill import Filled, fill
+    from grader_worker.worker import course_checks_resolver, make_runner
+
+    logs.configure(log_level)
+    try:
+        config = load_config()
+    except EnvError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if config.seed_pool is None:
+        raise click.ClickException("PATHWAYS_GRADER_SEED_POOL is off: there is no pool to fill")
+    pool = SeedPool(config.seed_pool, size=config.seed_pool_size, min_draw=config.seed_pool_min)
+    wanted = config.seed_pool_size if per_variant is None else per_variant
+    if wanted:
+        _require_cgroups(config)
+        course = load_course(config.course_root)
+        ids = exercises or tuple(e.id for _, e in course.exercises() if e.function)
+
+        def said(f: Filled) -> None:
+            click.echo(f"{f.exercise_id} {f.variant or ''}: {f.size} entries (+{f.added})")
+
+        runner = make_runner(config)
+        try:
+            fill(pool, runner, course_checks_resolver(config.course_root), ids,
+                 per_key=wanted, progress=said)
+        except GraderError as exc:
+            raise click.ClickException(str(exc)) from exc
+        finally:
+            runner.close()
+    for exercise_id, n in pool.sizes().items():
+        click.echo(f"{exercise_id}: {n} entries in {pool.path}")

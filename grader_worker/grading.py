@@ -23,7 +23,6 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,6 @@ from course.checks import (
     CheckSuite,
     ValuesError,
     load_suite,
-    read_values,
 )
 from course.checks.builtin import builtin_titles
 from course.checks.functions import encode_calls
@@ -42,10 +40,17 @@ from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
 from grader_worker.errors import GraderError, JobError, SandboxUnavailable
 from grader_worker.limits import Limits
+from grader_worker.reference import (
+    drawn,
+    pool_key,
+    read_report,
+    reference_runner,
+    withhold_drawn,
+)
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox.process import RunOutcome
-from grader_worker.seedpool import Entry, PoolKey, SeedPool
-from grader_worker.seedpool.store import calls_digest
+from grader_worker.seedpool import SeedPool
+from grader_worker.target import GradingTarget
 from grading_contract.job import Job
 from grading_contract.result import CheckResult, Environment, GradingResult
 
@@ -54,29 +59,9 @@ logger = logging.getLogger(__name__)
 EXCERPT_CHARS = 8000
 CPU_LIMIT_SHARE = 0.9
 """A signal-killed run that used this share of its CPU limit was stopped by the limit."""
-REFERENCE_TRIES = 3
-"""Runs of the reference solution before its failure counts as an infrastructure error."""
-REFERENCE_PAUSE_S = 2.0
-
-
-@dataclass(frozen=True)
-class GradingTarget:
-    """What grading one exercise needs from the course (resolved by exercise id)."""
-
-    checks_path: Path
-    reference: Callable[[dict[str, Any]], str] | None = None
-    """variant -> the reference solution's whole main.py (function exercises)."""
-    params: dict[str, tuple[Any, ...]] | None = None
-    """The declared variant parameters; None: unknown (a bare checks path), not validated."""
-    checks_hash: str = ""
-    course_version: str = ""
-    devices: int = 1
-    """Logical CPU devices the exercise declares (``course.devices``): every run of this job,
-    the reference's too, gets them, with limits sized for them (``Limits.for_devices``)."""
 
 
 ChecksResolver = Callable[[str], "Path | GradingTarget"]
-
 
 
 # Errors that mean "the sandbox said no", matched on the program's exception.
@@ -138,17 +123,16 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if job.kind == "run":
             return _finish(_run_only(job, runner, suite, limits, result, target, variant,
                                      devices), picked)
-        key = (PoolKey(target.course_version, job.exercise_id, variant, target.checks_hash,
-                       runner.config.platform, info.jax, devices)
+        key = (pool_key(job.exercise_id, target, variant, runner, info.jax)
                if pool is not None and suite.function is not None else None)
         entry = pool.draw(key) if pool is not None and key is not None else None
         if suite.function is not None:
             result.seed = entry.seed if entry else secrets.randbelow(2**31)
         reports: list[bytes] = []
-        run_reference = _reference_runner(runner, limits, job.submission_id, devices, reports)
+        run_reference = reference_runner(runner, limits, job.submission_id, devices, reports)
         if entry is not None:
             assert pool is not None and key is not None
-            run_reference = _drawn(entry, limits, run_reference,
+            run_reference = drawn(entry, limits, run_reference,
                                    lambda: pool.discard(key, entry.seed))
         prepared = prepare(suite, variant, result.seed or 0, target.reference, run_reference)
         if pool is not None and key is not None and reports:  # a reference run, validated
@@ -159,7 +143,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         _excerpts(run, result)
         _interpret(run, limits, suite, result, prepared, job.source)
         if pool is not None:
-            _withhold_drawn(result, prepared)
+            withhold_drawn(result, prepared)
     except (GraderError, ChecksError, OSError) as exc:
         logger.exception("grading failed for infrastructure reasons",
                          extra={"submission_id": job.submission_id, "attempt": job.attempt})
@@ -194,7 +178,7 @@ def _run_only(job: Job, runner: SandboxRunner, suite: CheckSuite, limits: Limits
     _excerpts(run, result)
     _interpret(run, limits, suite, result, None, job.source)
     if visible is not None and result.outcome == "graded":
-        captured = _read(run, limits)
+        captured = read_report(run, limits)
         result.checks += _visible_checks(suite, captured, visible, job.source)
     result.score = result.max_score = 0.0
     return result
@@ -212,7 +196,7 @@ def _visible(suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
     if not inputs:
         return None
     calls = encode_calls(spec, inputs, {})
-    expected = _reference_runner(runner, limits, job.submission_id, devices)(
+    expected = reference_runner(runner, limits, job.submission_id, devices)(
         target.reference(variant), calls)
     return Prepared(dict(variant), inputs, calls, expected)
 
@@ -227,65 +211,6 @@ def _visible_checks(suite: CheckSuite, captured: CapturedValues, visible: Prepar
     return [CheckResult(shown, o.status, 0.0, 0.0, "" if o.status == "passed" else o.feedback,
                         "visible")
             for o in judge(suite, captured, visible, source) if o.name == wanted]
-
-
-def _drawn(entry: Entry, limits: Limits, run_reference: Callable[[str, bytes], CapturedValues],
-           discard: Callable[[], None]) -> Callable[[str, bytes], CapturedValues]:
-    """The pooled reference report for ``entry``'s seed, read within the run's bounds like a
-    fresh one; an entry whose calls are not the ones its seed draws now, or that no longer
-    reads, is discarded and the reference runs instead."""
-
-    def pooled(code: str, calls: bytes) -> CapturedValues:
-        if calls_digest(calls) == entry.calls_sha:
-            try:
-                return read_values(entry.report, max_bytes=limits.values_bytes,
-                                   budget_s=limits.report_cpu_s)
-            except ValuesError:
-                pass
-        logger.warning("seed pool entry does not match its seed; the reference runs now",
-                       extra={"seed": entry.seed})
-        discard()
-        return run_reference(code, calls)
-
-    return pooled
-
-
-def _reference_runner(runner: SandboxRunner, limits: Limits, submission_id: object = None,
-                      devices: int = 1, reports: list[bytes] | None = None,
-                      ) -> Callable[[str, bytes], CapturedValues]:
-    """The reference runs sandboxed like a submission (``course.checks.grading.prepare``).
-
-    The reference is ours and known to pass: a run of it that fails (timed out, killed,
-    unreadable) failed for the host's reasons (a starved or overloaded machine). It is tried
-    again after a pause before giving up as an infrastructure error (retried by the service,
-    never charged to the learner)."""
-
-    def run_reference(code: str, calls: bytes) -> CapturedValues:
-        for attempt in range(1, REFERENCE_TRIES + 1):
-            run = runner.run(code, (), limits, calls, devices)
-            try:
-                captured = _read(run, limits)
-                if reports is not None:
-                    reports.append(run.values)
-                return captured
-            except ValuesError as exc:
-                if attempt == REFERENCE_TRIES:
-                    raise ChecksError(
-                        f"the reference solution's run failed {attempt} times (last: {exc}; "
-                        f"timed out: {run.timed_out}); stderr: "
-                        f"{run.stderr.decode(errors='replace')[-500:]}") from exc
-                logger.warning("reference run failed; retrying", extra={
-                    "submission_id": submission_id, "try": attempt,
-                    "timed_out": run.timed_out})
-                time.sleep(REFERENCE_PAUSE_S * attempt)
-        raise AssertionError("unreachable")
-
-    return run_reference
-
-
-def _read(run: RunOutcome, limits: Limits) -> CapturedValues:
-    """The run's report, parsed within the run's bytes and the trusted thread's CPU budget."""
-    return read_values(run.values, max_bytes=limits.values_bytes, budget_s=limits.report_cpu_s)
 
 
 def _finish(result: GradingResult, picked: float) -> GradingResult:
@@ -345,7 +270,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
         result.feedback = "Your program's values were too large to check; keep arrays small."
         return
     try:
-        captured = _read(run, limits)
+        captured = read_report(run, limits)
     except BudgetExceeded as exc:  # the trusted side's own limit: end the job, not charged
         logger.error("grading report past the trusted budget", extra={"error": str(exc)})
         result.outcome = "not_gradable"
@@ -435,22 +360,6 @@ def _program_error(captured: CapturedValues, result: GradingResult) -> bool:
                        "Run `python main.py` locally, fix that line, and resubmit. "
                        "No points are given for a program that does not run to its end.")
     return True
-
-
-WITHHELD = ("{check}: it failed on {label}, an input drawn at grading time. With a seed pool "
-            "the expected values of drawn inputs are not shown (other gradings draw the same "
-            "inputs); the edge cases' feedback shows them on inputs you can reproduce.")
-
-
-def _withhold_drawn(result: GradingResult, prepared: Prepared) -> None:
-    """Where seeds come from (and go into) the pool, a drawn input recurs across gradings:
-    feedback that names one (and may show the reference's outputs on it) is replaced, so
-    repeated attempts never collect the pool's expected outputs."""
-    drawn = [c.label for c in prepared.inputs if c.kind == "random"]
-    for check in result.checks:
-        named = next((label for label in drawn if label in check.feedback), None)
-        if check.status != "passed" and named is not None:
-            check.feedback = WITHHELD.format(check=check.name, label=named)
 
 
 def _hidden_feedback(status: str) -> str:

@@ -64,6 +64,15 @@ def course_checks_resolver(root: Path | None) -> Callable[[str], GradingTarget]:
     return checks_for
 
 
+def make_runner(config: GraderConfig, ceiling: Limits | None = None) -> SandboxRunner:
+    """Cold runs, or forks of a warm sandboxed parent (PATHWAYS_GRADER_WARM)."""
+    if config.warm:
+        from grader_worker.warm import WarmRunner
+
+        return WarmRunner(config, HARNESS_PATH, ceiling=ceiling)
+    return SandboxRunner(config, HARNESS_PATH)
+
+
 class GraderWorker:
     def __init__(self, config: GraderConfig, queues: Queues, *,
                  checks_for: Callable[[str], Path | GradingTarget] | None = None,
@@ -76,12 +85,7 @@ class GraderWorker:
         # the host's network share its host name and are all pid 1.
         self.id = f"{config.worker_name}:{os.getpid()}"
         sweep(config.worker_name, cgroup_root=config.cgroup_root)
-        if config.warm:
-            from grader_worker.warm import WarmRunner
-
-            self.runner: SandboxRunner = WarmRunner(config, HARNESS_PATH, ceiling=ceiling)
-        else:
-            self.runner = SandboxRunner(config, HARNESS_PATH)
+        self.runner = make_runner(config, ceiling)
         self.pool = (SeedPool(config.seed_pool, size=config.seed_pool_size,
                               min_draw=config.seed_pool_min) if config.seed_pool else None)
         self.stopping = threading.Event()

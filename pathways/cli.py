@@ -15,7 +15,8 @@ from pathways.env import EnvError
 FIRST_PARTY = {"pathways", "course", "lti_service", "grader_worker", "grading_contract", "devlms"}
 # The extra that installs each command's third-party packages (pyproject.toml).
 EXTRA = {"db": "service", "platform": "service", "keys": "service", "serve": "service",
-         "consumer": "service", "status": "service", "worker": "grader", "demo": "demo"}
+         "consumer": "service", "status": "service", "worker": "grader", "seed-pool": "grader",
+         "demo": "demo"}
 
 # command name -> ("module:attribute" of a click command or group, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -31,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("lti_service.status:status",
                "Queue depth, oldest pending job and score, each part's last heartbeat."),
     "worker": ("grader_worker.cli:worker", "Run a grader worker (CPU or TPU host)."),
+    "seed-pool": ("grader_worker.cli:seed_pool",
+                  "Fill the grader's seed pool before a class; print its sizes."),
     "demo": ("pathways.demo:demo", "Run everything on one machine with a local LMS."),
 }
 

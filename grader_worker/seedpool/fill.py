@@ -1,0 +1,54 @@
+"""Fill a pool ahead of a class: the reference's report for fresh seeds of every function
+exercise and variant, through the same sandboxed reference runs a grading makes."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from course.checks import load_suite
+from course.variants import variant_space
+from grader_worker.errors import GraderError
+from grader_worker.limits import Limits
+from grader_worker.reference import pool_key, reference_report
+from grader_worker.runner import SandboxRunner
+from grader_worker.seedpool.store import SeedPool
+from grader_worker.target import GradingTarget
+
+
+@dataclass(frozen=True)
+class Filled:
+    exercise_id: str
+    variant: dict
+    added: int
+    size: int
+
+
+def fill(pool: SeedPool, runner: SandboxRunner, checks_for: Callable[[str], GradingTarget],
+         exercise_ids: Iterable[str], *, per_key: int, ceiling: Limits | None = None,
+         progress: Callable[[Filled], None] = lambda _: None) -> list[Filled]:
+    """Add entries until each (exercise, variant) key holds ``per_key`` (at most the pool's
+    size); exercises without a function (nothing to pool) are skipped."""
+    done: list[Filled] = []
+    info = runner.info()
+    for exercise_id in exercise_ids:
+        target = checks_for(exercise_id)
+        suite = load_suite(target.checks_path)
+        if suite.function is None or target.reference is None:
+            continue
+        limits = (ceiling or Limits()).for_devices(target.devices)
+        for variant in variant_space(target.params or {}) or [{}]:
+            key = pool_key(exercise_id, target, variant, runner, info.jax)
+            added = 0
+            while (size := pool.count(key)) < min(per_key, pool.size):
+                seed = secrets.randbelow(2**31)
+                calls, report = reference_report(suite, target, variant, seed, runner, limits)
+                if not pool.add(key, seed, calls, report):
+                    raise GraderError(f"the seed pool {pool.path} did not keep an entry "
+                                      "(not writable? the worker's log says why)")
+                added += 1
+            filled = Filled(exercise_id, dict(variant), added, size)
+            progress(filled)
+            done.append(filled)
+    return done
