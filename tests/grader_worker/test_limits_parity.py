@@ -155,9 +155,9 @@ def test_a_report_past_the_trusted_budget_ends_the_job_not_gradable(
     lease: tests/lti_service/test_submissions_lease.py), not charged, within the run's
     limits. The budget comes from the ceiling, not a module global: course check grades in
     background threads of this same pytest process, and a patched global would reach them."""
-    spent = replace(SHORT, report_cpu_s=1e-12)  # any CPU at all is past it
+    spent = replace(ROOMY, report_cpu_s=1e-12)  # any CPU at all is past it
     result = grade(make_job(GOOD.read_text()), runner=runner,
                    checks_for=lambda _: FIXTURE_CHECKS, ceiling=spent)
     assert (result.outcome, result.score) == ("not_gradable", 0.0), result.feedback
     assert "does not count as an attempt" in result.feedback
-    assert result.timings.total_s < SHORT.wall_s + 10
+    assert result.timings.total_s < ROOMY.wall_s + 10
