@@ -53,7 +53,7 @@ def test_course_bench_times_a_full_and_a_no_change_build(run_bench, tmp_path: Pa
 
 def test_grading_bench_grades_through_the_queue(run_bench, tmp_path: Path) -> None:
     done = run_bench("grading.py", "--submissions", "2", "--workers", "1", "--idle", "1",
-                     timeout=900)
+                     "--pool", "1", timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     [row] = json_lines(tmp_path / "results" / "grading.jsonl")
     [run] = row["runs"]
@@ -61,6 +61,8 @@ def test_grading_bench_grades_through_the_queue(run_bench, tmp_path: Path) -> No
     assert {"per_minute", "median_s", "p95_s", "median_over_bare"} <= set(run)
     assert row["idle"]["one_at_a_time"] and row["idle"]["recorded"] == 1
     assert row["idle"]["median_over_bare"] > 0
+    assert row["pool"] == 1 and row["pool_fill_s"] > 0  # filled by `pathways seed-pool` first
+    assert "pool: 1 (filled in" in done.stdout
 
 
 def test_cpu_budget_bench_splits_the_steps_beside_the_floor(run_bench, tmp_path: Path) -> None:
