@@ -9,6 +9,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from course import pysource
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,3 +36,35 @@ def test_parses_from_many_threads_give_the_same_trees() -> None:
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda _: ast.dump(pysource.parse(source)), range(64)))
     assert got == [want] * 64
+
+
+def test_the_interpreters_spurious_ast_error_is_retried_and_others_are_not() -> None:
+    """python/cpython#106905 cannot be provoked on demand: a builder that fails the way the
+    interpreter does stands in for the collision."""
+    calls = []
+
+    def collides_twice() -> ast.Module:
+        calls.append(1)
+        if len(calls) <= 2:
+            raise SystemError("AST constructor recursion depth mismatch (before=39, after=62)")
+        return ast.parse("x = 1")
+
+    assert ast.dump(pysource.retried(collides_twice)) == ast.dump(ast.parse("x = 1"))
+    assert len(calls) == 3
+
+    def always() -> ast.Module:
+        raise SystemError("AST constructor recursion depth mismatch (before=1, after=2)")
+
+    with pytest.raises(SystemError):
+        pysource.retried(always)
+
+    def other() -> ast.Module:
+        calls.append(1)
+        raise SystemError("something else")
+
+    calls.clear()
+    with pytest.raises(SystemError, match="something else"):
+        pysource.retried(other)
+    assert len(calls) == 1
+    with pytest.raises(SyntaxError):
+        pysource.parse("def (")

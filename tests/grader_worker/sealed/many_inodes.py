@@ -5,7 +5,8 @@ import os
 import jax.numpy as jnp
 
 for i in range(300_000):
-    os.close(os.open(f"/tmp/f{i}", os.O_CREAT | os.O_WRONLY, 0o600))
+    os.close(os.open(f"/tmp/inode-{i}", os.O_CREAT | os.O_WRONLY, 0o600))
 x = jnp.array([1.0, 2.0, 3.0, 4.0])
 masked = x.at[2:].set(0.0)
-print("masked:", masked, "files:", len(os.listdir("/tmp")))
+# counted by name: /tmp may also hold the mount point of a venv that lives under /tmp
+print("masked:", masked, "files:", sum(n.startswith("inode-") for n in os.listdir("/tmp")))
