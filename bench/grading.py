@@ -112,7 +112,8 @@ def fill_pool(items: list[tuple[str, str, str]], tmp: Path, warm: bool, pool: in
     exe = Path(sys.executable).with_name("pathways")
     ids = sorted({exercise_id for exercise_id, _, _ in items})
     start = time.time()
-    subprocess.run([str(exe), "seed-pool", *[a for i in ids for a in ("--exercise", i)]],
+    subprocess.run([str(exe), "seed-pool", "--concurrency", "2",
+                    *[a for i in ids for a in ("--exercise", i)]],
                    env=worker_env(tmp, warm, pool), check=True, stdout=subprocess.DEVNULL)
     return time.time() - start
 

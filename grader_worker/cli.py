@@ -121,8 +121,11 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
                    "PATHWAYS_GRADER_SEED_POOL_SIZE). 0: only print the pool's sizes.")
 @click.option("--exercise", "exercises", multiple=True,
               help="Only this exercise id (repeatable; default: every function exercise).")
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Reference runs at the same time (at most the CPUs it may use).")
 @click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="WARNING", show_default=True)
-def seed_pool(per_variant: int | None, exercises: tuple[str, ...], log_level: str) -> None:
+def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: int,
+              log_level: str) -> None:
     """Fill this host's grading seed pool before a class (docs/SEED_POOL.md): each entry is one
     sandboxed run of the reference, so a learner's submission takes one run instead of two."""
     from course import load_course
@@ -150,7 +153,7 @@ def seed_pool(per_variant: int | None, exercises: tuple[str, ...], log_level: st
         runner = make_runner(config)
         try:
             fill(pool, runner, course_checks_resolver(config.course_root), ids,
-                 per_key=wanted, progress=said)
+                 per_key=wanted, concurrency=admitted(concurrency), progress=said)
         except GraderError as exc:
             raise click.ClickException(str(exc)) from exc
         finally:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from course.checks import load_suite
+from course.checks import CheckSuite, load_suite
 from course.variants import variant_space
 from grader_worker.errors import GraderError
 from grader_worker.limits import Limits
@@ -27,28 +28,35 @@ class Filled:
 
 def fill(pool: SeedPool, runner: SandboxRunner, checks_for: Callable[[str], GradingTarget],
          exercise_ids: Iterable[str], *, per_key: int, ceiling: Limits | None = None,
+         concurrency: int = 1,
          progress: Callable[[Filled], None] = lambda _: None) -> list[Filled]:
     """Add entries until each (exercise, variant) key holds ``per_key`` (at most the pool's
-    size); exercises without a function (nothing to pool) are skipped."""
-    done: list[Filled] = []
-    info = runner.info()
+    size), ``concurrency`` keys at a time; exercises without a function (nothing to pool)
+    are skipped. Results in the order of the exercises and their variants."""
+    jax_version = runner.info().jax
+    keys: list[tuple[str, GradingTarget, CheckSuite, dict]] = []
     for exercise_id in exercise_ids:
         target = checks_for(exercise_id)
         suite = load_suite(target.checks_path)
-        if suite.function is None or target.reference is None:
-            continue
+        if suite.function is not None and target.reference is not None:
+            keys += [(exercise_id, target, suite, dict(v))
+                     for v in variant_space(target.params or {}) or [{}]]
+
+    def one(job: tuple[str, GradingTarget, CheckSuite, dict]) -> Filled:
+        exercise_id, target, suite, variant = job
         limits = (ceiling or Limits()).for_devices(target.devices)
-        for variant in variant_space(target.params or {}) or [{}]:
-            key = pool_key(exercise_id, target, variant, runner, info.jax)
-            added = 0
-            while (size := pool.count(key)) < min(per_key, pool.size):
-                seed = secrets.randbelow(2**31)
-                calls, report = reference_report(suite, target, variant, seed, runner, limits)
-                if not pool.add(key, seed, calls, report):
-                    raise GraderError(f"the seed pool {pool.path} did not keep an entry "
-                                      "(not writable? the worker's log says why)")
-                added += 1
-            filled = Filled(exercise_id, dict(variant), added, size)
-            progress(filled)
-            done.append(filled)
-    return done
+        key = pool_key(exercise_id, target, variant, runner, jax_version)
+        added = 0
+        while (size := pool.count(key)) < min(per_key, pool.size):
+            seed = secrets.randbelow(2**31)
+            calls, report = reference_report(suite, target, variant, seed, runner, limits)
+            if not pool.add(key, seed, calls, report):
+                raise GraderError(f"the seed pool {pool.path} did not keep an entry "
+                                  "(not writable? the worker's log says why)")
+            added += 1
+        filled = Filled(exercise_id, variant, added, size)
+        progress(filled)
+        return filled
+
+    with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="fill") as workers:
+        return list(workers.map(one, keys))

@@ -249,7 +249,8 @@ def test_seed_pool_command_fills_every_variant_before_a_class(
 
     exe = Path(sys.executable).with_name("pathways")
     env = {**worker_env(tmp_path / "var", "pool-"), "PATHWAYS_GRADER_SEED_POOL_SIZE": "2"}
-    done = subprocess.run([str(exe), "seed-pool", "--exercise", EXERCISE], env=env,
+    done = subprocess.run([str(exe), "seed-pool", "--exercise", EXERCISE, "--concurrency", "2"],
+                          env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"{EXERCISE} {{'value': 0.5}}: 2 entries (+2)" in done.stdout, done.stdout
