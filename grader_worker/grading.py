@@ -123,20 +123,8 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if job.kind == "run":
             return _finish(_run_only(job, runner, suite, limits, result, target, variant,
                                      devices), picked)
-        key = (pool_key(job.exercise_id, target, variant, runner, info.jax)
-               if pool is not None and suite.function is not None else None)
-        entry = pool.draw(key) if pool is not None and key is not None else None
-        if suite.function is not None:
-            result.seed = entry.seed if entry else secrets.randbelow(2**31)
-        reports: list[bytes] = []
-        run_reference = reference_runner(runner, limits, job.submission_id, devices, reports)
-        if entry is not None:
-            assert pool is not None and key is not None
-            run_reference = drawn(entry, limits, run_reference,
-                                   lambda: pool.discard(key, entry.seed))
-        prepared = prepare(suite, variant, result.seed or 0, target.reference, run_reference)
-        if pool is not None and key is not None and reports:  # a reference run, validated
-            pool.add(key, result.seed or 0, prepared.calls, reports[-1])
+        prepared = _hidden_side(job, suite, target, variant, runner, limits, result,
+                                info.jax, pool)
         start = time.monotonic()
         run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
@@ -155,6 +143,29 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         if isinstance(exc, JobError):
             result.feedback = f"The grading job was malformed: {exc}"
     return _finish(result, picked)
+
+
+def _hidden_side(job: Job, suite: CheckSuite, target: GradingTarget, variant: dict[str, Any],
+                 runner: SandboxRunner, limits: Limits, result: GradingResult,
+                 jax_version: str, pool: SeedPool | None) -> Prepared:
+    """The hidden inputs and the reference's outputs on them: drawn from the pool once it
+    holds enough for this key, else from a seed chosen now and a reference run now (whose
+    validated report the pool keeps). Sets ``result.seed`` for a function exercise."""
+    function = suite.function is not None
+    key = pool_key(job.exercise_id, target, variant, runner, jax_version) if function else None
+    entry = pool.draw(key) if pool is not None and key is not None else None
+    if function:
+        result.seed = entry.seed if entry else secrets.randbelow(2**31)
+    reports: list[bytes] = []
+    run_reference = reference_runner(runner, limits, job.submission_id, target.devices, reports)
+    if pool is not None and key is not None and entry is not None:
+        pooled_key, seed = key, entry.seed
+        run_reference = drawn(entry, limits, run_reference,
+                              lambda: pool.discard(pooled_key, seed))
+    prepared = prepare(suite, variant, result.seed or 0, target.reference, run_reference)
+    if pool is not None and key is not None and reports:  # a reference run, validated
+        pool.add(key, result.seed or 0, prepared.calls, reports[-1])
+    return prepared
 
 
 RUN_CHECK = "main.py runs to its end (its own prints and asserts on the lesson's example)"
