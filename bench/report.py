@@ -202,7 +202,8 @@ def _grading_run(row: dict[str, Any]) -> list[str]:
              r.get("median_over_bare")] for r in row.get("runs", [])]
     mode = "warm runner" if row.get("warm") else "cold runs"
     lines = [f"### Grading, {mode} (`bench/grading.py`)", "",
-             f"Queue {row.get('queue', '?')}, warm runner {row.get('warm', '?')}, mix "
+             f"Queue {row.get('queue', '?')}, warm runner {row.get('warm', '?')}, seed pool "
+             f"{row.get('pool') or 'off'}, mix "
              f"{row.get('mix', '?')}, {_fmt(row.get('ts') or row.get('timestamp'))[:16]} UTC, "
              f"load {_load(row)}. Target: median submit-to-score ≤ 1.2x a bare cold "
              "`python main.py`.", ""]
