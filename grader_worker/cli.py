@@ -129,18 +129,17 @@ def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: 
     """Fill this host's grading seed pool before a class (docs/SEED_POOL.md): each entry is one
     sandboxed run of the reference, so a learner's submission takes one run instead of two."""
     from course import load_course
-    from grader_worker.seedpool import SeedPool
     from grader_worker.seedpool.fill import Filled, fill
-    from grader_worker.worker import course_checks_resolver, make_runner
+    from grader_worker.worker import course_checks_resolver, make_pool, make_runner
 
     logs.configure(log_level)
     try:
         config = load_config()
     except EnvError as exc:
         raise click.ClickException(str(exc)) from exc
-    if config.seed_pool is None:
+    pool = make_pool(config)
+    if pool is None:
         raise click.ClickException("PATHWAYS_GRADER_SEED_POOL is off: there is no pool to fill")
-    pool = SeedPool(config.seed_pool, size=config.seed_pool_size, min_draw=config.seed_pool_min)
     wanted = config.seed_pool_size if per_variant is None else per_variant
     if wanted:
         _require_cgroups(config)

@@ -73,6 +73,13 @@ def make_runner(config: GraderConfig, ceiling: Limits | None = None) -> SandboxR
     return SandboxRunner(config, HARNESS_PATH)
 
 
+def make_pool(config: GraderConfig) -> SeedPool | None:
+    """This host's seed pool (None: PATHWAYS_GRADER_SEED_POOL=off)."""
+    if config.seed_pool is None:
+        return None
+    return SeedPool(config.seed_pool, size=config.seed_pool_size, min_draw=config.seed_pool_min)
+
+
 class GraderWorker:
     def __init__(self, config: GraderConfig, queues: Queues, *,
                  checks_for: Callable[[str], Path | GradingTarget] | None = None,
@@ -86,8 +93,7 @@ class GraderWorker:
         self.id = f"{config.worker_name}:{os.getpid()}"
         sweep(config.worker_name, cgroup_root=config.cgroup_root)
         self.runner = make_runner(config, ceiling)
-        self.pool = (SeedPool(config.seed_pool, size=config.seed_pool_size,
-                              min_draw=config.seed_pool_min) if config.seed_pool else None)
+        self.pool = make_pool(config)
         self.stopping = threading.Event()
         self.state = "ok"
         queues.on_job = self.handle

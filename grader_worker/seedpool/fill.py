@@ -40,7 +40,7 @@ def fill(pool: SeedPool, runner: SandboxRunner, checks_for: Callable[[str], Grad
         suite = load_suite(target.checks_path)
         if suite.function is not None and target.reference is not None:
             keys += [(exercise_id, target, suite, dict(v))
-                     for v in variant_space(target.params or {}) or [{}]]
+                     for v in variant_space(target.params or {})]
 
     def one(job: tuple[str, GradingTarget, CheckSuite, dict]) -> Filled:
         exercise_id, target, suite, variant = job

@@ -108,24 +108,26 @@ class SeedPool:
     def _fresh(self) -> float:
         return time.time() - self.max_age_s
 
+    def _count(self, db: sqlite3.Connection, key: PoolKey) -> int:
+        return db.execute("SELECT COUNT(*) FROM pool WHERE key = ? AND made_at >= ?",
+                          (key.digest, self._fresh())).fetchone()[0]
+
     def count(self, key: PoolKey) -> int:
+        """Fresh entries of ``key``."""
         with self._db() as db:
-            return db.execute("SELECT COUNT(*) FROM pool WHERE key = ? AND made_at >= ?",
-                              (key.digest, self._fresh())).fetchone()[0]
+            return self._count(db, key)
 
     def draw(self, key: PoolKey) -> Entry | None:
         """One entry, each equally likely, or None while the key holds fewer than
         ``min_draw`` (or the pool cannot be read: then grading runs the reference)."""
         try:
             with self._db() as db:
-                fresh = self._fresh()
-                n = db.execute("SELECT COUNT(*) FROM pool WHERE key = ? AND made_at >= ?",
-                               (key.digest, fresh)).fetchone()[0]
+                n = self._count(db, key)
                 if n < self.min_draw:
                     return None
                 row = db.execute("SELECT seed, calls_sha, report FROM pool WHERE key = ? AND "
                                  "made_at >= ? ORDER BY id LIMIT 1 OFFSET ?",
-                                 (key.digest, fresh, secrets.randbelow(n))).fetchone()
+                                 (key.digest, self._fresh(), secrets.randbelow(n))).fetchone()
         except (sqlite3.Error, OSError):
             logger.warning("seed pool not readable; the reference runs now", exc_info=True,
                            extra={"pool": str(self.path)})
@@ -139,9 +141,7 @@ class SeedPool:
             with self._db() as db:
                 db.execute("BEGIN IMMEDIATE")
                 db.execute("DELETE FROM pool WHERE made_at < ?", (self._fresh(),))
-                n = db.execute("SELECT COUNT(*) FROM pool WHERE key = ?",
-                               (key.digest,)).fetchone()[0]
-                kept = n < self.size
+                kept = self._count(db, key) < self.size
                 if kept:
                     db.execute("INSERT OR IGNORE INTO pool (key, exercise_id, seed, calls_sha, "
                                "report, made_at) VALUES (?, ?, ?, ?, ?, ?)",
