@@ -128,6 +128,36 @@ async def _measure(tool: str, lms: BenchPlatform, n: int, args: argparse.Namespa
         await lms.stop()
 
 
+def _row(kind: str, n: int, args: argparse.Namespace, tally: Tally,
+         jwks_fetches: int) -> dict[str, Any]:
+    """The run's figures from its tally: answers, latencies, and the service's CPU per step."""
+    launch_cpu, answer_cpu = (
+        (tally.cpu_s[1] - tally.cpu_s[0], tally.cpu_s[2] - tally.cpu_s[1])
+        if len(tally.cpu_s) == 3 else (None, None))
+    first = min((s for s, _ in tally.answer_times), default=0.0)
+    last = max((d for _, d in tally.answer_times), default=0.0)
+    span = last - first
+    return {
+        "bench": "launch_load" if args.launch_only else "checkpoint_load", "db": kind,
+        "learners": n, "workers": args.workers,
+        "ramp_s": args.ramp, "window_s": args.window,
+        "answers_sent": tally.answers_sent, "answers_ok": tally.answers_ok,
+        "errors": sum(tally.errors.values()), "errors_by_step": tally.errors,
+        "error_samples": tally.error_samples,
+        "answers_per_s": round(tally.answers_ok / span, 1) if span > 0 else None,
+        "requests": tally.requests, "requests_per_s": round(tally.requests / tally.phase_s, 1),
+        "phase_s": round(tally.phase_s, 1),
+        "answer": _results.percentiles_ms(tally.answer_s),
+        "launch": _results.percentiles_ms(tally.launch_s),
+        "jwks_fetches": jwks_fetches,
+        # Service CPU (gunicorn master + workers) per launch (3 requests) and per answer.
+        "cpu_ms_per_launch": round(1000 * launch_cpu / len(tally.launch_s), 2)
+        if launch_cpu is not None and tally.launch_s else None,
+        "cpu_ms_per_answer": round(1000 * answer_cpu / tally.answers_ok, 2)
+        if answer_cpu is not None and tally.answers_ok else None,
+    }
+
+
 def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="pw-bench-") as tmp_name:
         tmp = Path(tmp_name)
@@ -157,35 +187,10 @@ def run_one(kind: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
                 log.warning("gunicorn exited %s: %s", server.process.returncode,
                             server.log_path.read_text()[-1000:])
             floor = measure_floor(url, tmp, n, args)
-    launch_cpu, answer_cpu = (
-        (tally.cpu_s[1] - tally.cpu_s[0], tally.cpu_s[2] - tally.cpu_s[1])
-        if len(tally.cpu_s) == 3 else (None, None))
-    first = min((s for s, _ in tally.answer_times), default=0.0)
-    last = max((d for _, d in tally.answer_times), default=0.0)
-    span = last - first
-    row = {
-        "bench": "launch_load" if args.launch_only else "checkpoint_load", "db": kind,
-        "learners": n, "workers": args.workers,
-        "ramp_s": args.ramp, "window_s": args.window,
-        "answers_sent": tally.answers_sent, "answers_ok": tally.answers_ok,
-        "answers_recorded": attempts, "scores_queued": outbox,
-        "lost": tally.answers_ok - attempts,
-        "errors": sum(tally.errors.values()), "errors_by_step": tally.errors,
-        "error_samples": tally.error_samples,
-        "answers_per_s": round(tally.answers_ok / span, 1) if span > 0 else None,
-        "requests": tally.requests, "requests_per_s": round(tally.requests / tally.phase_s, 1),
-        "phase_s": round(tally.phase_s, 1),
-        "answer": _results.percentiles_ms(tally.answer_s),
-        "launch": _results.percentiles_ms(tally.launch_s),
-        "jwks_fetches": lms.jwks_fetches, "wall_s": round(wall, 1),
-        # Service CPU (gunicorn master + workers) per launch (3 requests) and per answer.
-        "cpu_ms_per_launch": round(1000 * launch_cpu / len(tally.launch_s), 2)
-        if launch_cpu is not None and tally.launch_s else None,
-        "cpu_ms_per_answer": round(1000 * answer_cpu / tally.answers_ok, 2)
-        if answer_cpu is not None and tally.answers_ok else None,
-        "loadavg_before": load_before, "loadavg_after": _results.loadavg(),
-        "floor": floor, **_results.environment(),
-    }
+    row = {**_row(kind, n, args, tally, lms.jwks_fetches), "answers_recorded": attempts,
+           "scores_queued": outbox, "lost": tally.answers_ok - attempts,
+           "wall_s": round(wall, 1), "loadavg_before": load_before,
+           "loadavg_after": _results.loadavg(), "floor": floor, **_results.environment()}
     row["over_floor"] = over_floor(row)
     row["cpu_over_floor"] = _budget.cpu_over_floor(row)
     row["targets"] = _budget.targets(row)

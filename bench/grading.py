@@ -134,21 +134,9 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
     queues = Queues(load_config(env))
     settings = GradingSettings(limits=limits, running_lease_s=60)
     consumer = Consumer(sessions, queues, settings)
-    exe = Path(sys.executable).with_name("pathways")
     logs = [tmp / f"w{name}-{k}.log" for k in range(workers)]
-    procs = []
-    for log in logs:
-        with log.open("ab") as err:  # the child keeps its own copy of the descriptor
-            procs.append(subprocess.Popen([str(exe), "worker"], env=env,
-                                          stdout=subprocess.DEVNULL, stderr=err))
+    procs = _start_workers(env, logs)
     try:
-        # The clock starts once every worker has probed its sandbox (steady state).
-        ready_by = time.time() + 180
-        while not all("worker ready" in f.read_text() for f in logs if f.exists()) \
-                or not all(f.exists() for f in logs):
-            if time.time() > ready_by or any(p.poll() is not None for p in procs):
-                raise SystemExit(f"workers did not start; see {logs}")
-            time.sleep(0.2)
         ids: list[str] = []
         start = time.time()
         deadline = time.time() + 60 + 20 * len(items)
@@ -181,23 +169,45 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
         for p in procs:
             p.wait(timeout=60)
     with sessions() as s:
-        rows = [s.get(Submission, i) for i in ids]
-        latencies = [(r.graded_at - r.created_at).total_seconds() for r in rows if r.graded_at]
-        outcomes: dict[str, int] = {}
-        problems = sorted({r.feedback[:300] for r in rows if r.status == "not_gradable"})
-        for r in rows:
-            outcomes[r.outcome or r.status] = outcomes.get(r.outcome or r.status, 0) + 1
+        summary = _summary([s.get(Submission, i) for i in ids], elapsed)
     engine.dispose()
-    latencies.sort()
-    return {"workers": workers, "one_at_a_time": one_at_a_time,
-            "submissions": len(items), "recorded": len(latencies),
-            "elapsed_s": round(elapsed, 2),
+    return {"workers": workers, "one_at_a_time": one_at_a_time, "submissions": len(items),
+            **summary}
+
+
+def _start_workers(env: dict[str, str], logs: list[Path]) -> list[subprocess.Popen[bytes]]:
+    """One `pathways worker` a log; returns once every worker has probed its sandbox (the
+    steady state the clock starts in)."""
+    exe = Path(sys.executable).with_name("pathways")
+    procs = []
+    for log in logs:
+        with log.open("ab") as err:  # the child keeps its own copy of the descriptor
+            procs.append(subprocess.Popen([str(exe), "worker"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=err))
+    ready_by = time.time() + 180
+    while not all(f.exists() and "worker ready" in f.read_text() for f in logs):
+        if time.time() > ready_by or any(p.poll() is not None for p in procs):
+            for p in procs:
+                p.terminate()
+            raise SystemExit(f"workers did not start; see {logs}")
+        time.sleep(0.2)
+    return procs
+
+
+def _summary(rows: list[Submission], elapsed: float) -> dict:
+    """Latencies (submit to recorded score), throughput and outcomes of the graded rows."""
+    latencies = sorted((r.graded_at - r.created_at).total_seconds() for r in rows if r.graded_at)
+    outcomes: dict[str, int] = {}
+    for r in rows:
+        outcomes[r.outcome or r.status] = outcomes.get(r.outcome or r.status, 0) + 1
+    return {"recorded": len(latencies), "elapsed_s": round(elapsed, 2),
             "per_minute": round(60 * len(latencies) / elapsed, 1) if elapsed else 0.0,
             "median_s": round(statistics.median(latencies), 3) if latencies else None,
             "p95_s": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 3)
             if latencies else None,
             "latencies_s": [round(x, 3) for x in latencies], "outcomes": outcomes,
-            "not_gradable": problems}
+            "not_gradable": sorted({r.feedback[:300] for r in rows
+                                    if r.status == "not_gradable"})}
 
 
 def plot(runs: list[dict], path: Path) -> None:

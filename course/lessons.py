@@ -245,6 +245,41 @@ def _figure(fm: dict, folder: Path, out: _Collector) -> Figure:
                   _provenance(data["provenance"]) if data else None)
 
 
+def _front_matter(text: str, md: Path, out_root: Path,
+                  problems: list[Problem]) -> tuple[dict, str] | None:
+    """(validated front matter, Markdown body), or None when the front matter is unusable."""
+    front, first_line, body, split_problems = split_front_matter(text, relative(md, out_root))
+    problems.extend(split_problems)
+    if front is None:
+        return None
+    doc, yaml_problems = parse_yaml(front, relative(md, out_root), first_line)
+    problems.extend(yaml_problems)
+    if doc is None:
+        return None
+    fm, schema_problems = load_document("lesson", LessonSchema(), doc, relative(md, out_root))
+    problems.extend(schema_problems)
+    return None if fm is None else (fm, body)
+
+
+def _check_folder_name(fm: dict, folder: Path, id_prefix: str, md: Path,
+                       out: _Collector) -> None:
+    """The folder's number is the lesson's order, and its id is the phase's prefix + order."""
+    match = re.match(r"^(\d\d)-", folder.name)
+    if match is None or int(match[1]) != fm["order"]:
+        out.add(md, "order", f"order {fm['order']} does not match the folder name "
+                f"{folder.name!r}", f"name the folder {fm['order']:02d}-<slug> or fix `order`")
+    if fm["id"] != f"{id_prefix}-{fm['order']:02d}":
+        out.add(md, "id", f"id `{fm['id']}` does not follow the phase and order",
+                f"use `id: {id_prefix}-{fm['order']:02d}` (ids are stable: never rename one "
+                "that an LMS already stores)")
+
+
+def _receipt(folder: Path, out: _Collector) -> Receipt | None:
+    data = _json_record(folder / "receipt.json", "receipt", ReceiptSchema(), out)
+    return (Receipt(_provenance(data["provenance"]), data["command"], data["output"])
+            if data else None)
+
+
 def load_lesson(folder: Path, id_prefix: str, out_root: Path,
                 problems: list[Problem]) -> Lesson | None:
     """The lesson in ``folder``, or None when its front matter is unusable.
@@ -257,26 +292,11 @@ def load_lesson(folder: Path, id_prefix: str, out_root: Path,
                     "then the Understand prose (docs/AUTHORING.md)")
     if text is None:
         return None
-    front, first_line, body, split_problems = split_front_matter(text, relative(md, out_root))
-    problems.extend(split_problems)
-    if front is None:
+    parsed = _front_matter(text, md, out_root, problems)
+    if parsed is None:
         return None
-    doc, yaml_problems = parse_yaml(front, relative(md, out_root), first_line)
-    problems.extend(yaml_problems)
-    if doc is None:
-        return None
-    fm, schema_problems = load_document("lesson", LessonSchema(), doc, relative(md, out_root))
-    problems.extend(schema_problems)
-    if fm is None:
-        return None
-    match = re.match(r"^(\d\d)-", folder.name)
-    if match is None or int(match[1]) != fm["order"]:
-        out.add(md, "order", f"order {fm['order']} does not match the folder name "
-                f"{folder.name!r}", f"name the folder {fm['order']:02d}-<slug> or fix `order`")
-    if fm["id"] != f"{id_prefix}-{fm['order']:02d}":
-        out.add(md, "id", f"id `{fm['id']}` does not follow the phase and order",
-                f"use `id: {id_prefix}-{fm['order']:02d}` (ids are stable: never rename one "
-                "that an LMS already stores)")
+    fm, body = parsed
+    _check_folder_name(fm, folder, id_prefix, md, out)
     sections = parse_sections(body, md, out)
     main_path = folder / "code" / "main.py"
     main = out.python(main_path, "code/main.py", "write the complete worked example with "
@@ -285,9 +305,7 @@ def load_lesson(folder: Path, id_prefix: str, out_root: Path,
     experiments = _experiments(fm, folder, md, out)
     exercises = _exercises(fm, folder, md, out)
     figure = _figure(fm, folder, out)
-    receipt_data = _json_record(folder / "receipt.json", "receipt", ReceiptSchema(), out)
-    receipt = (Receipt(_provenance(receipt_data["provenance"]), receipt_data["command"],
-                       receipt_data["output"]) if receipt_data else None)
+    receipt = _receipt(folder, out)
     evidence = out.read(folder / "evidence.md", "evidence.md",
                         "write the evidence template (Markdown) the learner fills in")
     cp = fm["checkpoint"]

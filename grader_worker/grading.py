@@ -242,43 +242,9 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
     """The run's outcome; ``prepared`` None: a "Run" (``_run_only``), judged by no check."""
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
-    if run.oom_killed:
-        result.outcome = "memory_limit"
-        result.feedback = (f"Your program used more than the {limits.memory_mb} MB memory limit "
-                           "and was stopped. Use smaller arrays or free large ones.")
-        return
-    if run.output_exceeded:
-        result.outcome = "output_limit"
-        result.feedback = (f"Your program printed more than {limits.output_bytes} bytes and "
-                           "was stopped. Print less (no printing inside big loops).")
-        return
-    sig = run.signal
-    if run.timed_out and not _cpu_spent(run, limits):
-        # The wall clock ran out before the program's own CPU time (its cgroup's) reached the
-        # CPU limit: a starved host or a program that waits; never charged, retried.
-        result.outcome = "host_timeout"
-        result.feedback = (f"Your program did not finish within {limits.wall_s:g} seconds "
-                           f"although it used only {run.cpu_s or 0:.1f} of its {limits.cpu_s} "
-                           "CPU seconds: the grader was busy, or the program waited (a long "
-                           "sleep or input()). It will be retried; it does not count as an "
-                           "attempt.")
-        return
-    if run.timed_out:
-        result.outcome = "timeout"
-        result.feedback = (f"Your program used its {limits.cpu_s} CPU seconds without "
-                           f"finishing within {limits.wall_s:g} seconds and was stopped. Look "
-                           "for an endless loop or a computation far larger than the exercise "
-                           "needs.")
-        return
-    if _cpu_limit_hit(run, limits):
-        result.outcome = "timeout"
-        result.feedback = (f"Your program used more than {limits.cpu_s} CPU seconds and was "
-                           "stopped. Look for an endless loop or a computation far larger "
-                           "than the exercise needs.")
-        return
-    if run.values_exceeded:
-        result.outcome = "sandbox_violation"
-        result.feedback = "Your program's values were too large to check; keep arrays small."
+    stopped = _limit_outcome(run, limits)
+    if stopped is not None:
+        result.outcome, result.feedback = stopped
         return
     try:
         captured = read_report(run, limits)
@@ -291,6 +257,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
                            "less and keep the checked values small, then submit again.")
         return
     except ValuesError:
+        sig = run.signal
         result.outcome = "sandbox_violation"
         how = f"it was killed by signal {sig}" if sig else f"it exited with status {run.returncode}"
         result.feedback = ("Your program ended before the grader could read its results "
@@ -306,6 +273,38 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
             result.feedback = "Your program ran to its end."
         return
     _from_captured(captured, suite, result, prepared, source)
+
+
+def _limit_outcome(run: RunOutcome, limits: Limits) -> tuple[str, str] | None:
+    """(outcome, feedback) when a limit stopped the run, in the order they are told apart;
+    a wall clock that ran out before the program's own CPU did is the host's, never charged."""
+    if run.oom_killed:
+        return "memory_limit", (f"Your program used more than the {limits.memory_mb} MB memory "
+                                "limit and was stopped. Use smaller arrays or free large ones.")
+    if run.output_exceeded:
+        return "output_limit", (f"Your program printed more than {limits.output_bytes} bytes "
+                                "and was stopped. Print less (no printing inside big loops).")
+    if run.timed_out and not _cpu_spent(run, limits):
+        # The wall clock ran out before the program's own CPU time (its cgroup's) reached the
+        # CPU limit: a starved host or a program that waits; never charged, retried.
+        return "host_timeout", (
+            f"Your program did not finish within {limits.wall_s:g} seconds "
+            f"although it used only {run.cpu_s or 0:.1f} of its {limits.cpu_s} "
+            "CPU seconds: the grader was busy, or the program waited (a long "
+            "sleep or input()). It will be retried; it does not count as an attempt.")
+    if run.timed_out:
+        return "timeout", (f"Your program used its {limits.cpu_s} CPU seconds without "
+                           f"finishing within {limits.wall_s:g} seconds and was stopped. Look "
+                           "for an endless loop or a computation far larger than the exercise "
+                           "needs.")
+    if _cpu_limit_hit(run, limits):
+        return "timeout", (f"Your program used more than {limits.cpu_s} CPU seconds and was "
+                           "stopped. Look for an endless loop or a computation far larger "
+                           "than the exercise needs.")
+    if run.values_exceeded:
+        return "sandbox_violation", ("Your program's values were too large to check; keep "
+                                     "arrays small.")
+    return None
 
 
 def _cpu_spent(run: RunOutcome, limits: Limits) -> bool:

@@ -218,37 +218,14 @@ class Zygote:
                                  pids=limits.pids)
         pipes = {k: os.pipe() for k in ("stdout", "stderr", "values")}
         go_read, go_write = os.pipe()
-        source_fd = os.memfd_create("main.py")
-        os.write(source_fd, source.encode("utf-8"))
-        os.lseek(source_fd, 0, os.SEEK_SET)
-        files = [source_fd]
+        files = [_memfd("main.py", source.encode("utf-8"))]
         if calls is not None:
-            calls_fd = os.memfd_create("calls.bin")
-            os.write(calls_fd, calls)
-            os.lseek(calls_fd, 0, os.SEEK_SET)
-            files.append(calls_fd)
-        request = {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
-                   "calls": calls is not None, "env": device_env(devices), "rlimits": {
-                       "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
-                       "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
-                       "RLIMIT_NOFILE": [limits.nofile] * 2, "RLIMIT_CORE": [0, 0],
-                       "RLIMIT_DATA": [limits.data_mb * MB] * 2}}
+            files.append(_memfd("calls.bin", calls))
+        request = _request(run_id, names, limits, calls is not None, devices)
         start = time.monotonic()
         deadline = start + limits.wall_s
         try:
-            try:
-                socket.send_fds(self.control, [json.dumps(request).encode()],
-                                [w for _, w in pipes.values()] + [go_read, *files])
-            finally:
-                for fd in [w for _, w in pipes.values()] + [go_read, *files]:
-                    os.close(fd)
-            self._reply(run_id, {"pid": int}, time.monotonic() + REPLY_TIMEOUT_S)
-            forked = self.leaf.pids() - self.keep  # the setup process, waiting for "go"
-            if len(forked) != 1:
-                raise ProtocolError(f"expected one new process, found {len(forked)}")
-            setup_pid = forked.pop()
-            for procs in group.procs_files:
-                procs.write_text(str(setup_pid))
+            self._send(request, group, [w for _, w in pipes.values()] + [go_read, *files])
             os.write(go_write, b"g")
             os.close(go_write)
             go_write = -1
@@ -261,19 +238,7 @@ class Zygote:
             if out.timed_out or out.output_exceeded or out.values_exceeded:
                 group.kill_all()
             waiter.join()
-            if "error" in status:
-                if not (out.timed_out or status.get("late")):
-                    raise status["error"]
-                self.broken = True  # a run past its deadline is a timeout; the zygote goes
-                out.timed_out = True
-                out.returncode = -9
-                return out
-            if not status["started"]:
-                raise SandboxUnavailable("the warm run's namespaces could not be set up: "
-                                         + out.stderr.decode(errors="replace")[-500:])
-            out.timed_out = out.timed_out or status["late"]
-            out.returncode = status["status"]
-            out.cpu_s = status["cpu_s"]
+            self._conclude(out, status)
         finally:
             if go_write >= 0:
                 os.close(go_write)
@@ -286,6 +251,39 @@ class Zygote:
             group.remove()
             out.wall_s = time.monotonic() - start
         return out
+
+    def _send(self, request: dict[str, Any], group: cgroups.RunCgroup,
+               fds: list[int]) -> None:
+        """Send the request with its descriptors (closed here) and put the run's setup
+        process, which waits for "go", into the run's cgroup."""
+        try:
+            socket.send_fds(self.control, [json.dumps(request).encode()], fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        self._reply(request["run"], {"pid": int}, time.monotonic() + REPLY_TIMEOUT_S)
+        forked = self.leaf.pids() - self.keep  # the setup process, waiting for "go"
+        if len(forked) != 1:
+            raise ProtocolError(f"expected one new process, found {len(forked)}")
+        setup_pid = forked.pop()
+        for procs in group.procs_files:
+            procs.write_text(str(setup_pid))
+
+    def _conclude(self, out: process.RunOutcome, status: dict[str, Any]) -> None:
+        """``out`` from the zygote's status of the run (``_wait_status``)."""
+        if "error" in status:
+            if not (out.timed_out or status.get("late")):
+                raise status["error"]
+            self.broken = True  # a run past its deadline is a timeout; the zygote goes
+            out.timed_out = True
+            out.returncode = -9
+            return
+        if not status["started"]:
+            raise SandboxUnavailable("the warm run's namespaces could not be set up: "
+                                     + out.stderr.decode(errors="replace")[-500:])
+        out.timed_out = out.timed_out or status["late"]
+        out.returncode = status["status"]
+        out.cpu_s = status["cpu_s"]
 
     def _wait_status(self, run: str, group: cgroups.RunCgroup, status: dict[str, Any],
                      deadline: float) -> None:
@@ -377,3 +375,22 @@ class WarmRunner(SandboxRunner):
             with contextlib.suppress(Exception):
                 z.close()
         super().close()
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """An anonymous file holding ``data``, at offset 0 (passed to the zygote)."""
+    fd = os.memfd_create(name)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _request(run_id: str, names: tuple[str, ...], limits: Limits, calls: bool,
+             devices: int) -> dict[str, Any]:
+    """The zygote's request for one run: its names, tmpfs, environment and rlimits."""
+    return {"run": run_id, "names": list(names), "tmpfs_mb": disk_mb(limits),
+            "calls": calls, "env": device_env(devices), "rlimits": {
+                "RLIMIT_CPU": [limits.cpu_s, limits.cpu_s + 1],
+                "RLIMIT_FSIZE": [limits.fsize_mb * MB] * 2,
+                "RLIMIT_NOFILE": [limits.nofile] * 2, "RLIMIT_CORE": [0, 0],
+                "RLIMIT_DATA": [limits.data_mb * MB] * 2}}

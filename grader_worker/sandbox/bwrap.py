@@ -92,65 +92,9 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
     """
     view = site_view.probe(python, site_packages(platform, packages))
-    size = ["--size", str(disk_bytes)] if disk_bytes else []
-    cmd = [bwrap_path(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-           "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
-    if run_uid is None:
-        # The warm parent makes one user namespace of its own (sandbox/zygote.py); its runs
-        # are then refused more by the seccomp filter.
-        cmd += ["--unshare-user"] if zygote is not None else ["--unshare-user", "--disable-userns"]
-    else:
-        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    # bwrap would make /etc 0700 (root's) when it creates it for a bind below: unreachable for
-    # the learner's uid. Made first, world-readable.
-    cmd += ["--perms", "0755", "--dir", "/etc"]
-    for path in SYSTEM_RO:
-        if os.path.exists(path):
-            cmd += ["--ro-bind", path, path]
-    for name in ("lib", "lib64", "bin", "sbin"):
-        target = os.readlink(f"/{name}") if os.path.islink(f"/{name}") else None
-        if target:
-            cmd += ["--symlink", target, f"/{name}"]
-        elif os.path.isdir(f"/{name}"):
-            cmd += ["--ro-bind", f"/{name}", f"/{name}"]
-    # The private /tmp comes before the interpreter's binds: a venv that lives under /tmp (a
-    # checkout in /tmp, as CI may make) must be bound on top of it, not hidden by it.
-    # /proc/1 is bubblewrap's init: with an unprivileged worker it has the program's uid and
-    # is dumpable, so its /proc/1/mem would let the program rewrite it. Masked by an empty
-    # read-only tmpfs (the program cannot unmount it: the seccomp filter refuses umount).
-    # /dev/shm is a tmpfs of its own, bounded like /tmp; /dev itself ends read-only.
-    shm = ["--size", str(disk_bytes or SHM_IDLE_BYTES)]
-    cmd += ["--proc", "/proc", "--perms", "0555", "--size", "4096", "--tmpfs", "/proc/1",
-            "--remount-ro", "/proc/1", "--dev", "/dev", "--perms", "1777", *shm, "--tmpfs",
-            "/dev/shm", "--perms", "1777", *size, "--tmpfs", "/tmp"]
-    made: set[str] = {"/tmp", "/etc"}
-    roots = python_roots(python, view)
-    bound = ["/usr"]
-    for root in roots:  # sorted: a root inside another one needs no parents made
-        cmd += _make_parents(root, made, bound)
-        cmd += ["--ro-bind", root, root]
-        bound.append(root)
-    for site in view.hidden_sites(bound):
-        cmd += _make_parents(site, made, bound)
-    cmd += view.bwrap_args(bound)
-    cmd += ["--perms", "0755", "--dir", str(Path(WORK).parent)]
-    if workdir is not None:
-        cmd += ["--bind", str(workdir), WORK]
-    else:
-        if main_fd is None:
-            raise ValueError("a run without a host workdir needs main_fd (main.py's source)")
-        cmd += ["--perms", "1777", *size, "--tmpfs", WORK,
-                "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
-    cmd += ["--perms", "0755", "--dir", GRADER,
-            "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
-    calls_module = harness.with_name("harness_calls.py")  # harness.py loads it by path
-    if calls_module.is_file():
-        cmd += ["--ro-bind", str(calls_module), f"{GRADER}/harness_calls.py"]
-    if calls_fd is not None:
-        cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
-    if zygote is not None:
-        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py",
-                "--ro-bind", str(zygote.with_name("seccomp.py")), f"{GRADER}/seccomp.py"]
+    cmd = [bwrap_path(), *_namespaces(run_uid, zygote), *_system_binds(),
+           *_private_mounts(disk_bytes), *_python_binds(python, view),
+           *_home(workdir, main_fd, disk_bytes), *_grader_binds(harness, calls_fd, zygote)]
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
@@ -169,6 +113,86 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
                 "--bounding-set=-all", "--no-new-privs", "--"]
     script = f"{GRADER}/zygote.py" if zygote is not None else f"{GRADER}/harness.py"
     return cmd + [python, "-I", script, *argv]
+
+
+def _namespaces(run_uid: int | None, zygote: Path | None) -> list[str]:
+    cmd = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+           "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    if run_uid is None:
+        # The warm parent makes one user namespace of its own (sandbox/zygote.py); its runs
+        # are then refused more by the seccomp filter.
+        return cmd + (["--unshare-user"] if zygote is not None
+                      else ["--unshare-user", "--disable-userns"])
+    return cmd + ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+
+
+def _system_binds() -> list[str]:
+    # bwrap would make /etc 0700 (root's) when it creates it for a bind below: unreachable for
+    # the learner's uid. Made first, world-readable.
+    cmd = ["--perms", "0755", "--dir", "/etc"]
+    for path in SYSTEM_RO:
+        if os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    for name in ("lib", "lib64", "bin", "sbin"):
+        target = os.readlink(f"/{name}") if os.path.islink(f"/{name}") else None
+        if target:
+            cmd += ["--symlink", target, f"/{name}"]
+        elif os.path.isdir(f"/{name}"):
+            cmd += ["--ro-bind", f"/{name}", f"/{name}"]
+    return cmd
+
+
+def _private_mounts(disk_bytes: int | None) -> list[str]:
+    # The private /tmp comes before the interpreter's binds: a venv that lives under /tmp (a
+    # checkout in /tmp, as CI may make) must be bound on top of it, not hidden by it.
+    # /proc/1 is bubblewrap's init: with an unprivileged worker it has the program's uid and
+    # is dumpable, so its /proc/1/mem would let the program rewrite it. Masked by an empty
+    # read-only tmpfs (the program cannot unmount it: the seccomp filter refuses umount).
+    # /dev/shm is a tmpfs of its own, bounded like /tmp; /dev itself ends read-only.
+    size = ["--size", str(disk_bytes)] if disk_bytes else []
+    shm = ["--size", str(disk_bytes or SHM_IDLE_BYTES)]
+    return ["--proc", "/proc", "--perms", "0555", "--size", "4096", "--tmpfs", "/proc/1",
+            "--remount-ro", "/proc/1", "--dev", "/dev", "--perms", "1777", *shm, "--tmpfs",
+            "/dev/shm", "--perms", "1777", *size, "--tmpfs", "/tmp"]
+
+
+def _python_binds(python: str, view: site_view.SiteView) -> list[str]:
+    """The interpreter's roots read-only, site-packages replaced by the allow-list's view."""
+    cmd: list[str] = []
+    made: set[str] = {"/tmp", "/etc"}
+    bound = ["/usr"]
+    for root in python_roots(python, view):  # sorted: a root inside another needs no parents
+        cmd += _make_parents(root, made, bound)
+        cmd += ["--ro-bind", root, root]
+        bound.append(root)
+    for site in view.hidden_sites(bound):
+        cmd += _make_parents(site, made, bound)
+    return cmd + view.bwrap_args(bound)
+
+
+def _home(workdir: Path | None, main_fd: int | None, disk_bytes: int | None) -> list[str]:
+    cmd = ["--perms", "0755", "--dir", str(Path(WORK).parent)]
+    if workdir is not None:
+        return cmd + ["--bind", str(workdir), WORK]
+    if main_fd is None:
+        raise ValueError("a run without a host workdir needs main_fd (main.py's source)")
+    size = ["--size", str(disk_bytes)] if disk_bytes else []
+    return cmd + ["--perms", "1777", *size, "--tmpfs", WORK,
+                  "--perms", "0444", "--file", str(main_fd), f"{WORK}/main.py"]
+
+
+def _grader_binds(harness: Path, calls_fd: int | None, zygote: Path | None) -> list[str]:
+    cmd = ["--perms", "0755", "--dir", GRADER,
+           "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
+    calls_module = harness.with_name("harness_calls.py")  # harness.py loads it by path
+    if calls_module.is_file():
+        cmd += ["--ro-bind", str(calls_module), f"{GRADER}/harness_calls.py"]
+    if calls_fd is not None:
+        cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
+    if zygote is not None:
+        cmd += ["--ro-bind", str(zygote), f"{GRADER}/zygote.py",
+                "--ro-bind", str(zygote.with_name("seccomp.py")), f"{GRADER}/seccomp.py"]
+    return cmd
 
 
 def is_bwrap(cmd: list[str]) -> bool:

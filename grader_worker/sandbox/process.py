@@ -82,6 +82,23 @@ def _prlimit_args(limits: Limits) -> list[str]:
             f"--data={limits.data_mb * mb}", "--"]
 
 
+def _run_cgroup(name: str, limits: Limits, root: str | None, required: bool,
+                out: RunOutcome) -> cgroups.RunCgroup | None:
+    """The run's cgroup; None (noted in ``out``) only when one is not ``required``."""
+    try:
+        group = cgroups.create(name, memory_bytes=limits.memory_mb * 1024 * 1024,
+                               pids=limits.pids, root=root)
+    except OSError as exc:
+        if required:
+            raise SandboxUnavailable(f"no cgroup for this run ({type(exc).__name__}: "
+                                     f"{exc.strerror or exc}); not run on rlimits alone") from exc
+        out.notes.append(f"no per-run cgroup ({exc}); memory and pids rely on rlimits")
+        logger.warning("running without a cgroup (allowed)", extra={"error": str(exc)})
+        return None
+    out.cgroup_version = group.version
+    return group
+
+
 def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: str | None = None,
         excerpt_bytes: int = 16 * 1024, name_prefix: str = "pathways-",
         pass_fds: tuple[int, ...] = (), require_cgroup: bool = True) -> RunOutcome:
@@ -97,18 +114,8 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     ``require_cgroup`` is False (PATHWAYS_GRADER_ALLOW_NO_CGROUP, the demo).
     """
     out = RunOutcome()
-    name = f"{name_prefix}{uuid.uuid4().hex[:12]}"
-    group: cgroups.RunCgroup | None = None
-    try:
-        group = cgroups.create(name, memory_bytes=limits.memory_mb * 1024 * 1024,
-                               pids=limits.pids, root=cgroup_root)
-        out.cgroup_version = group.version
-    except OSError as exc:
-        if require_cgroup:
-            raise SandboxUnavailable(f"no cgroup for this run ({type(exc).__name__}: "
-                                     f"{exc.strerror or exc}); not run on rlimits alone") from exc
-        out.notes.append(f"no per-run cgroup ({exc}); memory and pids rely on rlimits")
-        logger.warning("running without a cgroup (allowed)", extra={"error": str(exc)})
+    group = _run_cgroup(f"{name_prefix}{uuid.uuid4().hex[:12]}", limits, cgroup_root,
+                        require_cgroup, out)
     procs = [str(p) for p in group.procs_files] if group else []
     read_fd, write_fd = os.pipe()
     status_read, status_write = os.pipe()
@@ -120,16 +127,7 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
         cmd = bwrap.with_status_fd(cmd, status_write)
     argv = ["/bin/sh", "-c", WRAPPER, "sh", *procs, "--", *_prlimit_args(limits), *cmd]
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(write_fd, status_write, *pass_fds), start_new_session=True, close_fds=True,
-            preexec_fn=None, env={"PATH": "/usr/bin:/bin"},
-        )
-    finally:
-        os.close(write_fd)
-        os.close(status_write)
-    assert proc.stdout is not None and proc.stderr is not None
+    proc = _spawn(argv, (write_fd, status_write), pass_fds)
     deadline = start + limits.wall_s
     try:
         pump({"stdout": proc.stdout.fileno(), "stderr": proc.stderr.fileno(), "values": read_fd,
@@ -153,6 +151,22 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
     killed_by_us = out.timed_out or out.output_exceeded or out.values_exceeded
     out.setup_failed = watched and not killed_by_us and program_exit(out.status) is None
     return out
+
+
+def _spawn(argv: list[str], own: tuple[int, ...],
+           pass_fds: tuple[int, ...]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a session of its own, with the ``own`` write ends (closed here)."""
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=(*own, *pass_fds), start_new_session=True, close_fds=True,
+            preexec_fn=None, env={"PATH": "/usr/bin:/bin"},
+        )
+    finally:
+        for fd in own:
+            os.close(fd)
+    assert proc.stdout is not None and proc.stderr is not None
+    return proc
 
 
 def program_exit(status: bytes) -> int | None:

@@ -138,11 +138,7 @@ def answer(
     ``earlier``: the learner's attempts here, when the caller read them already (the guard's
     query, ``answering.EARLIER_ROWS``); else read here."""
     checkpoint = checkpoint_for(checkpoint, placement, user.id)
-    picked = checkpoint.choice(choice)
-    if picked is None:
-        keys = ", ".join(c.key for c in checkpoint.choices)
-        raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
-                           f"({keys})", field="choice")
+    picked = _picked(checkpoint, choice)
     # One read of the learner's attempts serves the repeat check, the limit and the counted
     # score: plain rows on the session's connection (no ORM objects).
     conn = session.connection()
@@ -156,18 +152,10 @@ def answer(
     if len(earlier) >= placement.max_attempts:
         raise Conflict(f"no attempts left: this checkpoint allows {placement.max_attempts}")
     attempt = CheckpointAttempt(
-        placement_id=placement.id,
-        user_id=user.id,
-        checkpoint_id=checkpoint.id,
-        choice=picked.key,
-        choice_text=picked.text,
-        choice_label=label_of(checkpoint, picked.key),
-        correct=picked.correct,
-        variant=dict(checkpoint.variant) or None,
-        attempt_number=len(earlier) + 1,
-        created_at=utcnow(),
-        request_key=request_key or None,
-    )
+        placement_id=placement.id, user_id=user.id, checkpoint_id=checkpoint.id,
+        choice=picked.key, choice_text=picked.text, choice_label=label_of(checkpoint, picked.key),
+        correct=picked.correct, variant=dict(checkpoint.variant) or None,
+        attempt_number=len(earlier) + 1, created_at=utcnow(), request_key=request_key or None)
     history = [*earlier, attempt]
     result = _result(checkpoint, placement, history, attempt)
     row = {name: getattr(attempt, name) for name in _ATTEMPT_COLUMNS}
@@ -184,6 +172,16 @@ def answer(
         comment=f"checkpoint attempt {attempt.attempt_number} ({placement.counting} counts)",
     ), source_prefix="checkpoint:")
     return result
+
+
+def _picked(checkpoint: Checkpoint, choice: str) -> Any:
+    """The checkpoint's choice keyed ``choice``; a ServiceError naming the keys otherwise."""
+    picked = checkpoint.choice(choice)
+    if picked is None:
+        keys = ", ".join(c.key for c in checkpoint.choices)
+        raise ServiceError(f"choice {excerpt(choice)} is not one of this checkpoint's choices "
+                           f"({keys})", field="choice")
+    return picked
 
 
 def replay(session: Session, *, placement: Placement, user: LmsUser, checkpoint: Checkpoint,
