@@ -194,6 +194,25 @@ def _start_workers(env: dict[str, str], logs: list[Path]) -> list[subprocess.Pop
     return procs
 
 
+def _steps(rows: list[Submission]) -> dict[str, float | None]:
+    """Medians of where a submission's time went, from its result's timings: waiting for a
+    worker (``queued_s``), the sandboxed run(s) (``run_s``), the rest of the worker's grading
+    (``checks_s``: reading the report, the checks) and from the worker's result to the
+    recorded score (``delivery_s``: the results queue and the consumer)."""
+    parts: dict[str, list[float]] = {"queued_s": [], "run_s": [], "checks_s": [],
+                                     "delivery_s": []}
+    for r in rows:
+        timings = (r.result or {}).get("timings") or {}
+        if not r.graded_at or not timings.get("total_s"):
+            continue
+        latency = (r.graded_at - r.created_at).total_seconds()
+        parts["queued_s"].append(timings["queued_s"])
+        parts["run_s"].append(timings["run_s"])
+        parts["checks_s"].append(timings["total_s"] - timings["run_s"])
+        parts["delivery_s"].append(latency - timings["queued_s"] - timings["total_s"])
+    return {k: round(statistics.median(v), 3) if v else None for k, v in parts.items()}
+
+
 def _summary(rows: list[Submission], elapsed: float) -> dict:
     """Latencies (submit to recorded score), throughput and outcomes of the graded rows."""
     latencies = sorted((r.graded_at - r.created_at).total_seconds() for r in rows if r.graded_at)
@@ -207,7 +226,13 @@ def _summary(rows: list[Submission], elapsed: float) -> dict:
             if latencies else None,
             "latencies_s": [round(x, 3) for x in latencies], "outcomes": outcomes,
             "not_gradable": sorted({r.feedback[:300] for r in rows
-                                    if r.status == "not_gradable"})}
+                                    if r.status == "not_gradable"}),
+            "steps": _steps(rows),
+            # Which submissions ran out of time, with their CPU: a loop is meant to; anything
+            # else was charged for the host (or is slower than its limits allow).
+            "timeouts": [[r.exercise_id, r.source.endswith(LOOP),
+                          ((r.result or {}).get("timings") or {}).get("run_s")]
+                         for r in rows if r.outcome in ("timeout", "host_timeout")]}
 
 
 def plot(runs: list[dict], path: Path) -> None:
@@ -285,6 +310,9 @@ def main() -> None:
         i = line["idle"]
         print(f"one at a time, 1 worker: median {i['median_s']} s, p95 {i['p95_s']} s, "
               f"median/bare {i['median_over_bare']} (target <= 1.2; with --warm --pool <= 0.3)")
+    for r in [*line["runs"], *([line["idle"]] if idle is not None else [])]:
+        print(f"  {r['workers']} worker(s){' one at a time' if r['one_at_a_time'] else ''}: "
+              f"median steps {r['steps']}; timeouts {r['timeouts']}")
     print(f"wrote {RESULTS / 'grading.jsonl'} and {RESULTS / 'grading.png'}")
 
 

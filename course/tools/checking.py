@@ -26,7 +26,7 @@ from course.model import Course, Exercise, Lesson
 from course.tools import exercise_items as graded
 from course.tools.check_cache import CheckCache, item_keys
 from course.tools.compare import first_difference, output_diff
-from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, run_python
+from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, compile_cache, run_python
 from course.tools.exercise_items import (  # noqa: F401 - re-exported for callers
     CHECK_SEED,
     grade_submission,
@@ -202,7 +202,8 @@ def run_items(items: Iterable[Item], *, workers: int = 2, timeout: float = DEFAU
     imported JAX (``course.tools.forkserver``; a cold process spends ~1 s on that import)."""
     items = list(items)
     results: list[ItemResult] = []
-    with prewarmed(child_env()) if len(items) > 1 else nullcontext(), \
+    with compile_cache(child_env()) as env, \
+            prewarmed(env) if len(items) > 1 else nullcontext(), \
             ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(run_item, item, timeout) for item in items]
         for future in as_completed(futures):

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from course.tools import forkserver
 
 DEFAULT_TIMEOUT_S = 180.0
+JAX_CACHE_ENV = "PATHWAYS_CHECK_JAX_CACHE"
+"""Where `course check`'s runs share JAX's persistent compilation cache: unset, a folder of
+the run's own (removed at its end); a path, that folder (kept); ``off``, none."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,38 @@ def child_env() -> dict[str, str]:
     env.update(JAX_PLATFORMS="cpu", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONUNBUFFERED="1")
     return env
+
+
+def jax_cache_env(folder: str) -> dict[str, str]:
+    """JAX's persistent compilation cache in ``folder``, for every compilation (JAX's defaults
+    keep only those over a second). The key holds the program's HLO, the compile options,
+    the XLA flags (the device count) and JAX's version, so runs that compile the same
+    function share one compilation: the reference beside a learner's copy, a variant's run
+    beside the solution's, the harness's own functions everywhere."""
+    return {"JAX_COMPILATION_CACHE_DIR": folder,
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+
+
+@contextmanager
+def compile_cache(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """``env`` with a compilation cache shared by the runs inside (``JAX_CACHE_ENV``). Only
+    for trusted code (the course's own programs and checks): the grader never shares one
+    between runs (docs/SANDBOX.md), where it would carry one learner's executables into
+    another's run and the references' executables into the sandbox."""
+    chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
+    if chosen.lower() == "off":
+        yield env
+        return
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        yield {**env, **jax_cache_env(chosen)}
+        return
+    folder = tempfile.mkdtemp(prefix="pathways-jax-cache-")
+    try:
+        yield {**env, **jax_cache_env(folder)}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S,

@@ -21,9 +21,13 @@ from grading_contract.result import GradingResult
 
 
 @pytest.fixture(scope="module")
-def corpus(runner, secret_dir) -> dict[str, tuple[GradingResult, float]]:
-    """The whole corpus, 3 runs at a time, with the trusted thread's CPU per job."""
-    return grade_corpus(runner, secret_dir)
+def corpus(runner, secret_dir, tmp_path_factory) -> dict[str, tuple[GradingResult, float]]:
+    """The whole corpus, 3 runs at a time, with the trusted thread's CPU per job. The worker's
+    environment names a JAX compilation cache meanwhile, as `course check`'s does: no run
+    may see it (docs/SANDBOX.md: runs share no compilation)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path_factory.mktemp("jax-cache")))
+        return grade_corpus(runner, secret_dir)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +61,7 @@ def test_sandbox_environment_is_cleared(graded) -> None:
     """read_environment printed the whole environment: none of the worker's is there."""
     stdout = graded["read_environment.py"].stdout
     assert "JAX_PLATFORMS" in stdout and "XLA_FLAGS" not in stdout and "REDIS" not in stdout
+    assert "JAX_COMPILATION_CACHE_DIR" not in stdout and "JAX_PERSISTENT" not in stdout
 
 
 def test_worker_lives_on_and_next_job_scores_full(graded, runner) -> None:
