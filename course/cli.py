@@ -128,7 +128,8 @@ def check(root: Path | None, lesson_id: str | None, workers: int, timeout: float
     """Run every code block and compare it with its recorded output.
 
     An item that passed with the same inputs (content, checks code, package versions) is not
-    run again: see course/tools/check_cache.py.
+    run again: see course/tools/check_cache.py. The runs share one JAX compilation cache, in a
+    folder of this check's own ($PATHWAYS_CHECK_JAX_CACHE: a folder to keep, or "off").
     """
     from course.tools.check_cache import CheckCache, default_path
     from course.tools.checking import ItemResult, plan, run_items_cached
