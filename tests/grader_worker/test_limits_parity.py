@@ -37,6 +37,9 @@ MB = 1024 * 1024
 SHORT = Limits(wall_s=4, cpu_s=2, memory_mb=1024, data_mb=768, pids=128)
 ROOMY = Limits(wall_s=30, cpu_s=2, memory_mb=1024, data_mb=768, pids=128)
 """Room for 2 CPU seconds on a loaded host (the learner's CPU limit must be reached first)."""
+SPIN = Limits(wall_s=12, cpu_s=2, memory_mb=1024, data_mb=768, pids=128)
+"""SPINNERS' 3 CPU seconds take 1.5-3 s of wall clock on 2 cores: 12 s leaves them four
+times that on a loaded host, and the test waits 12 s, not 30, for the wall clock."""
 SPINNERS = """import os, time
 
 for _ in range(2):  # each child spends 1.5 s of CPU, under RLIMIT_CPU; together over the limit
@@ -144,7 +147,7 @@ def test_timeout_only_when_the_programs_own_cpu_reached_its_limit(any_runner) ->
     assert waited.outcome == "host_timeout", (waited.outcome, waited.feedback)
     assert "does not count as an attempt" in waited.feedback and waited.score == 0
     assert waited.timings.total_s < SHORT.wall_s + 10
-    spun = run(SPINNERS, ROOMY)  # killed at the wall clock, its cgroup's CPU past the limit
+    spun = run(SPINNERS, SPIN)  # killed at the wall clock, its cgroup's CPU past the limit
     assert spun.outcome == "timeout", (spun.outcome, spun.feedback)
 
 
