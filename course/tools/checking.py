@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import nullcontext
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,9 +202,11 @@ def run_items(items: Iterable[Item], *, workers: int = 2, timeout: float = DEFAU
     imported JAX (``course.tools.forkserver``; a cold process spends ~1 s on that import)."""
     items = list(items)
     results: list[ItemResult] = []
-    with compile_cache(child_env()) as env, \
-            prewarmed(env) if len(items) > 1 else nullcontext(), \
-            ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    # One item runs cold (no fork server), where a cache of its own would serve nothing.
+    with ExitStack() as stack:
+        if len(items) > 1:
+            stack.enter_context(prewarmed(stack.enter_context(compile_cache(child_env()))))
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=max(1, workers)))
         futures = [pool.submit(run_item, item, timeout) for item in items]
         for future in as_completed(futures):
             result = future.result()
