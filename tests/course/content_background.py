@@ -5,21 +5,23 @@ wait (on servers, browsers, leases). So the selected items start as soon as coll
 scheduled SCHED_IDLE (they run on CPU time the other tests leave; Linux gives such a task a
 share of about 3/1024 against a normal one), and their tests run last and collect the results.
 Their programs are forked from a server of their own, with the environment as it was at the
-start: other tests' monkeypatching never reaches them. They share no JAX compilation cache
-(`course check` does, course.tools.execute.compile_cache): a cached compilation makes a first
-call as fast as a later one, and an idle-class run's clock then swings with the other tests'
-load, past what the checks of timed and pending calls allow (transforms-01 first-vs-later
-failed so once, 2026-12-04).
+start: other tests' monkeypatching never reaches them. They share one JAX compilation cache,
+as `course check` does (course.tools.execute.compile_cache): about half their CPU time. A
+cached first call is about as fast as a later one, and an idle-class run's speed swings with
+the other tests' load; the checks of calls on pending inputs hold anyway, because the harness
+times the pending wait again after each call and reports the fastest (transforms-01
+first-vs-later failed once before it did, 2026-12-04).
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 
 from course.tools import forkserver
 from course.tools.checking import Item, ItemResult, run_item
-from course.tools.execute import DEFAULT_TIMEOUT_S, child_env
+from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, compile_cache
 
 TEST_NAME = "test_item_runs_and_matches_its_record"
 WORKERS = 2
@@ -35,7 +37,9 @@ def _idle_class(pid: int) -> None:
 
 class Background:
     def __init__(self, items: list[Item]) -> None:
-        self.server = forkserver.start(child_env())  # None: cold runs, at normal priority
+        self.stack = ExitStack()
+        env = self.stack.enter_context(compile_cache(child_env()))
+        self.server = forkserver.start(env)  # None: cold runs, at normal priority
         if self.server is not None:
             _idle_class(self.server.pid)  # its forks inherit it
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, initializer=self._thread_start,
@@ -52,3 +56,4 @@ class Background:
         self.pool.shutdown(wait=True, cancel_futures=True)
         if self.server is not None:
             self.server.close()
+        self.stack.close()

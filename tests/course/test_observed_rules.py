@@ -144,6 +144,25 @@ def test_pending_inputs_tell_a_blocked_timer_from_an_unblocked_one(tmp_path: Pat
                                                    spec={"pending": True}), SPEC)
 
 
+def test_the_pending_wait_reported_is_the_fastest_seen_after_the_call() -> None:
+    """A host busy when the harness timed its wait and quiet during the call: the call's inputs
+    were ready sooner than that first timing says, so the harness times the wait again after
+    the call and reports the faster (else a correct blocked clock reads "too short": the
+    idle-class failure of transforms-01's first-vs-later, 2026-12-04)."""
+    calls = h.calls_module()
+    tools = calls.jax_tools()
+    pending = calls._Pending(tools)
+    pending.seconds = 1e3  # as if first timed while the host was swamped
+    context = {"pending": pending, "namespace": {}, "describe": repr}
+    call = {"function": "f", "args": [{"kind": "array", "value": np.arange(4.0)}]}
+    namespace: dict = {}
+    exec(PRELUDE + BLOCKED, namespace)  # noqa: S102
+    result = calls._call(namespace["f"], call, h._Body(np), tools, {"pending": True}, context)
+    reported = result["facts"]["pending"]
+    assert 0 < reported < 1e3 and pending.seconds == reported
+    assert result["outputs"][2]["value"] >= reported / 2  # the blocked clock passes the bound
+
+
 def test_placed_reads_where_the_result_is_committed(tmp_path: Path) -> None:
     rule = placed("cpu:0", "t")
     put = ("def f(w, v):\n    return jnp.dot(jax.device_put(w, jax.devices('cpu')[0]), v)\n")
