@@ -8,7 +8,6 @@ named by ``PATHWAYS_GRADING_KEY_FILE``; on one machine, by default, a random key
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from grading_contract.errors import KeyConfigError
 from pathways.env import Env
+from pathways.secret_file import create_once
 
 MIN_KEY_BYTES = 32
 KEY_FILE = "grading_key"
@@ -41,14 +41,7 @@ def load_grading_key(env: Mapping[str, str], var_dir: Path) -> bytes:
     else:
         path = Path(env.get("PATHWAYS_GRADING_KEY_FILE") or var_dir / KEY_FILE)
         if not path.exists() and not env.get("PATHWAYS_GRADING_KEY_FILE"):
-            var_dir.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass  # another process of this install made it first
-            else:
-                with os.fdopen(fd, "w") as handle:
-                    handle.write(secrets.token_hex(32))
+            create_once(path, lambda: secrets.token_hex(32))
         try:
             key = path.read_bytes().strip()
         except OSError as exc:

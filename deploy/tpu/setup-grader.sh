@@ -57,7 +57,7 @@ id pathways >/dev/null 2>&1 || run useradd --system --home-dir /var/lib/pathways
 echo "== code in $prefix"
 mkdir -p "$prefix"
 tar -C "$src" --exclude=.venv --exclude=var --exclude=.git --exclude='__pycache__' --exclude=.ruff_cache \
-  --exclude=.pytest_cache --exclude=test-artifacts --exclude='*.egg-info' -cf - . \
+  --exclude=.pytest_cache --exclude=test-artifacts --exclude='*.egg-info' --exclude=./build --exclude=node_modules -cf - . \
   | tar -C "$prefix" -xf -
 run "$python" -m venv "$prefix/.venv"
 jax_version=$(sed -n 's/^jax==//p' "$src/requirements-grader.txt")

@@ -7,7 +7,6 @@ into that folder on first run, so restarts keep sessions and signed launch token
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from grading_contract.config import QueueConfig, load_queue_config
 from lti_service.core import placement_policy
 from pathways.env import Env
+from pathways.secret_file import create_once
 
 if TYPE_CHECKING:
     from course.model import Course
@@ -27,15 +27,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def _secret_key(var_dir: Path) -> str:
     """Read the generated key, creating it (mode 0600) on first run."""
     path = var_dir / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
-    var_dir.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(48)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(key)
-    return key
-
+    if not path.exists():
+        create_once(path, lambda: secrets.token_urlsafe(48))
+    return path.read_text().strip()
 
 @dataclass
 class Config:

@@ -22,10 +22,14 @@ class Servers:
     """PostgreSQL and Redis of the chaos run, which it stops, kills and starts."""
 
     def __init__(self, state: Path) -> None:
-        self.state = state
+        # Each pytest-xdist worker ("gwN") its own servers: one file's faults (a kill, a stop)
+        # must not land on another file's run.
+        worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+        self.state = state.with_name(f"{state.name}-{worker}") if worker else state
         self.env = {**os.environ,
-                    "PATHWAYS_PG_PORT": os.environ.get("CHAOS_PG_PORT", "55472"),
-                    "PATHWAYS_REDIS_PORT": os.environ.get("CHAOS_REDIS_PORT", "56419")}
+                    "PATHWAYS_PG_PORT": os.environ.get("CHAOS_PG_PORT", str(55472 + 10 * worker)),
+                    "PATHWAYS_REDIS_PORT": os.environ.get("CHAOS_REDIS_PORT",
+                                                          str(56419 + 10 * worker))}
         self.pg_url = (f"postgresql+psycopg://pathways@127.0.0.1:{self.env['PATHWAYS_PG_PORT']}"
                        "/pathways")
         self.redis_url = f"redis://127.0.0.1:{self.env['PATHWAYS_REDIS_PORT']}/0"

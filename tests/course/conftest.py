@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -28,10 +29,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda test: getattr(test, "originalname", "") == TEST_NAME)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
+def _start(session: pytest.Session) -> Background | None:
     selected = [item for test in session.items if (item := _content_item(test)) is not None]
-    if selected and not session.config.option.collectonly:
-        session.config.stash[BACKGROUND] = Background(selected)
+    if not selected or session.config.option.collectonly:
+        return None
+    session.config.stash[BACKGROUND] = Background(selected)
+    return session.config.stash[BACKGROUND]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # An xdist worker collects every item but runs only those it is sent: starting here would
+    # run the course once per worker. There it starts on the first content test instead
+    # (scripts/test.sh runs these items in a pytest process of their own, beside the workers).
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        _start(session)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -44,6 +55,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def content_results(request: pytest.FixtureRequest) -> dict:
     """Futures of the selected test_content_runs items, started when collection ended."""
     background = request.config.stash.get(BACKGROUND, None)
+    if background is None and "PYTEST_XDIST_WORKER" in os.environ:
+        background = _start(request.session)
     return background.futures if background is not None else {}
 
 

@@ -97,15 +97,17 @@ def test_the_pool_is_the_workers_alone_and_fails_soft(tmp_path: Path) -> None:
         SeedPool(tmp_path / "x.sqlite", size=2, min_draw=3)
 
 
-def test_the_worker_configuration_names_the_pool() -> None:
-    config = load_config({"PATHWAYS_VAR_DIR": "/srv/var"})
-    assert config.seed_pool == Path("/srv/var/grader/seed-pool.sqlite")
+def test_the_worker_configuration_names_the_pool(tmp_path: Path) -> None:
+    var = {"PATHWAYS_VAR_DIR": str(tmp_path / "var")}
+    config = load_config(var)
+    assert config.seed_pool == tmp_path / "var/grader/seed-pool.sqlite"
     assert (config.seed_pool_size, config.seed_pool_min) == (1000, 100)
-    assert load_config({"PATHWAYS_GRADER_SEED_POOL": "off"}).seed_pool is None
-    small = load_config({"PATHWAYS_GRADER_SEED_POOL_SIZE": "10"})
+    assert load_config({**var, "PATHWAYS_GRADER_SEED_POOL": "off"}).seed_pool is None
+    small = load_config({**var, "PATHWAYS_GRADER_SEED_POOL_SIZE": "10"})
     assert (small.seed_pool_size, small.seed_pool_min) == (10, 10)
     with pytest.raises(Exception, match="PATHWAYS_GRADER_SEED_POOL_MIN"):
-        load_config({"PATHWAYS_GRADER_SEED_POOL_SIZE": "10", "PATHWAYS_GRADER_SEED_POOL_MIN": "11"})
+        load_config({**var, "PATHWAYS_GRADER_SEED_POOL_SIZE": "10",
+                     "PATHWAYS_GRADER_SEED_POOL_MIN": "11"})
 
 
 # -- grading from the pool, in the real sandbox ---------------------------------------------

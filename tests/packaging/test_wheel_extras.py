@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+NOT_SOURCES = (".git", ".venv", "var", "build", "node_modules", "test-artifacts", "__pycache__",
+               "*.egg-info", ".ruff_cache", ".pytest_cache")
 pytestmark = pytest.mark.slow
 
 
@@ -64,9 +66,12 @@ def _uv() -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    """Built from a copy: setuptools builds in the source tree (build/, *.egg-info), which
+    another test process may be reading meanwhile (deploy/tpu/setup-grader.sh archives it)."""
+    out, src = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("wheel-src") / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCES))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(ROOT)], check=True, timeout=300)
+                    "-q", "-w", str(out), str(src)], check=True, timeout=300)
     (found,) = out.glob("jax_pathways-*.whl")
     return found
 
