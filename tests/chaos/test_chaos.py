@@ -42,8 +42,12 @@ def _consumer_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # The consumer's leases: short enough that a lost message is found in seconds.
     monkeypatch.setenv("PATHWAYS_QUEUED_LEASE_S", "60")
     monkeypatch.setenv("PATHWAYS_RUNNING_LEASE_S", "15")
+    # World sets these three in os.environ: setenv first records the value to restore (or
+    # its absence), so they never outlive the test (another file's tests, after this one on
+    # the same xdist worker, found REDIS_URL pointing at the chaos Redis, stopped by then).
     for name in ("REDIS_URL", "PATHWAYS_QUEUE_PREFIX", "PATHWAYS_VAR_DIR"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
 
 
 def _load(w: World) -> threading.Thread:

@@ -48,7 +48,9 @@ KEDA = {
             "additionalProperties": False,
             "properties": {
                 "scaleTargetRef": {"type": "object", "required": ["name"],
-                                   "properties": {"name": {"type": "string"}}},
+                                   "additionalProperties": False,
+                                   "properties": {k: {"type": "string"}
+                                                  for k in ("name", "kind", "apiVersion")}},
                 "minReplicaCount": {"type": "integer", "minimum": 0},
                 "maxReplicaCount": {"type": "integer", "minimum": 1},
                 "pollingInterval": {"type": "integer"}, "cooldownPeriod": {"type": "integer"},
@@ -81,7 +83,8 @@ def test_keda_scales_the_graders_on_the_grading_queue() -> None:
     auth = found[("TriggerAuthentication", "pathways-redis")]
     jsonschema.validate(scaled, KEDA["ScaledObject"])
     jsonschema.validate(auth, KEDA["TriggerAuthentication"])
-    assert ("Deployment", scaled["spec"]["scaleTargetRef"]["name"]) in found
+    target = scaled["spec"]["scaleTargetRef"]
+    assert (target.get("kind", "Deployment"), target["name"]) in found  # KEDA's default kind
     (trigger,) = scaled["spec"]["triggers"]
     assert trigger["type"] == "redis"
     queue_key = RedisHuey(GRADING_QUEUE, url="redis://127.0.0.1:1/0").storage.queue_key
@@ -118,7 +121,7 @@ def test_secrets_come_by_reference_and_graders_get_only_the_queue() -> None:
 
 
 def test_grader_runs_the_sandbox_unprivileged() -> None:
-    pod = docs()[("Deployment", "pathways-grader")]["spec"]["template"]["spec"]
+    pod = docs()[("StatefulSet", "pathways-grader")]["spec"]["template"]["spec"]
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["securityContext"]["runAsUser"] == 10001
     (grader,) = pod["containers"]
@@ -137,6 +140,23 @@ def test_grader_runs_the_sandbox_unprivileged() -> None:
     assert "privileged" not in delegate["securityContext"]
     for container in [*pod["initContainers"], grader]:
         assert container["image"].startswith("REGISTRY/pathways-")
+
+
+def test_each_grader_keeps_its_seed_pool_on_a_volume_of_its_own() -> None:
+    """The pool lives under the grader image's PATHWAYS_VAR_DIR; a volume per pod that
+    outlives it, so graders KEDA starts again in a burst come back with their pools."""
+    grader = docs()[("StatefulSet", "pathways-grader")]["spec"]
+    dockerfile = (ROOT / "deploy/docker/grader-cpu.Dockerfile").read_text()
+    var_dir = dockerfile.split("PATHWAYS_VAR_DIR=", 1)[1].split()[0]
+    (container,) = grader["template"]["spec"]["containers"]
+    mounted = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    assert var_dir in mounted
+    claims = {c["metadata"]["name"]: c["spec"] for c in grader["volumeClaimTemplates"]}
+    assert claims[mounted[var_dir]]["accessModes"] == ["ReadWriteOnce"]
+    assert mounted[var_dir] not in {v["name"] for v in grader["template"]["spec"]["volumes"]}
+    assert grader["persistentVolumeClaimRetentionPolicy"] == {"whenScaled": "Retain",
+                                                              "whenDeleted": "Retain"}
+    assert grader["podManagementPolicy"] == "Parallel"
 
 
 def test_migration_job_and_consumer_command() -> None:

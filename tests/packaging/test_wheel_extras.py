@@ -18,8 +18,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_SOURCES = (".git", ".venv", "var", "build", "node_modules", "test-artifacts", "__pycache__",
-               "*.egg-info", ".ruff_cache", ".pytest_cache")
+TOP_NOT_SOURCES = {".git", ".venv", "var", "build", "dist", "runs", "test-artifacts",
+                   ".ruff_cache", ".pytest_cache"}
+
+
+def _not_sources(folder: str, names: list[str]) -> set[str]:
+    """What a source checkout holds besides sources (top-level build/, not course/build/)."""
+    top = Path(folder) == ROOT
+    return {n for n in names if (top and n in TOP_NOT_SOURCES) or n in
+            ("__pycache__", "node_modules") or n.endswith(".egg-info")}
 pytestmark = pytest.mark.slow
 
 
@@ -69,7 +76,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Built from a copy: setuptools builds in the source tree (build/, *.egg-info), which
     another test process may be reading meanwhile (deploy/tpu/setup-grader.sh archives it)."""
     out, src = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("wheel-src") / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCES))
+    shutil.copytree(ROOT, src, ignore=_not_sources)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(out), str(src)], check=True, timeout=300)
     (found,) = out.glob("jax_pathways-*.whl")
