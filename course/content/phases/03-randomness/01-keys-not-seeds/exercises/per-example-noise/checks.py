@@ -22,8 +22,11 @@ EXERCISE = FunctionExercise(
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
+    # Drawn in the fixed calls' shapes, with fresh seeds and values: each new shape is a
+    # compilation (plain, under jit and traced), which made a grading cost several CPU
+    # seconds more than the behaviour it checks (issue 23).
     def draw(i: int) -> Call:
-        rows, cols = int(rng.integers(2, 10)), int(rng.integers(1, 5))
+        rows, cols = ((4, 3), (1, 2))[int(rng.integers(0, 2))]
         return Call(f"random draw {i}", (int(rng.integers(0, 2**31 - 1)),
                                          rng.normal(size=(rows, cols)).astype(np.float32)),
                     "random")
