@@ -16,39 +16,18 @@ export JAX_PLATFORMS=cpu
 [ -f web/editor/node_modules/axe-core/axe.min.js ] || (cd web/editor && npm ci --no-audit --no-fund --loglevel=error)
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache  # layering contracts (.importlinter)
-# The whole suite (no arguments) runs as two pytest processes side by side (issue 26): the
-# course's code blocks (tests/course/test_content_runs.py, idle-class runs of their own:
-# tests/course/content_background.py) and everything else on PATHWAYS_TEST_WORKERS xdist
-# workers (2), each test file whole on one worker. Arguments run one plain pytest, as before.
-# Both run in the background so that a SIGTERM or Ctrl-C here ends them and their children.
-pids=()
-stop_tests() { [ ${#pids[@]} = 0 ] || kill -TERM "${pids[@]}" 2>/dev/null || true; }
-trap 'stop_tests; exit 143' TERM
-trap 'stop_tests; exit 130' INT
-mkdir -p var/test-results
+# pytest: the whole suite as two processes side by side (the course's code blocks, and the rest
+# on two xdist workers), or one plain pytest with arguments (scripts/pytest-suite.sh).
+# A SIGTERM or Ctrl-C here is passed on, and the servers stop (EXIT) only once it has ended.
+bash scripts/pytest-suite.sh "$@" &
+suite=$!
+trap 'kill -TERM "$suite" 2>/dev/null; wait "$suite"; exit 143' TERM
+trap 'kill -TERM "$suite" 2>/dev/null; wait "$suite"; exit 130' INT
 set +e
-if [ $# = 0 ]; then
-  content_log=var/test-results/content.log
-  .venv/bin/python -m pytest -q -p no:cacheprovider --junitxml=var/test-results/content.xml \
-    tests/course/test_content_runs.py >"$content_log" 2>&1 &
-  pids+=($!)
-  # The slowest tests in every log, so CI time is watched where it is spent.
-  .venv/bin/python -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-2}" --dist loadfile \
-    --junitxml=var/test-results/suite.xml --deselect tests/course/test_content_runs.py tests &
-  pids+=($!)
-  wait "${pids[1]}"; rc=$?
-  wait "${pids[0]}"; content_rc=$?
-  pids=()
-  echo "== the course's code blocks, their own pytest process ($content_log) =="
-  if [ "$content_rc" = 0 ]; then tail -n 3 "$content_log"; else cat "$content_log"; fi
-  if [ "$rc" = 0 ] || [ "$rc" = 5 ]; then [ "$content_rc" = 0 ] || rc=$content_rc; fi
-else
-  .venv/bin/python -m pytest --durations=25 "$@" &
-  pids+=($!)
-  wait "${pids[0]}"; rc=$?
-  pids=()
-fi
+wait "$suite"
+rc=$?
 set -e
+trap - TERM INT
 if [ "$rc" = 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi
 # The lecture hall's CPU budget, short (issue 23, bench/_budget.py): on a full run (no pytest
 # arguments), 100 learners per database launch over 2 s and answer at one instant beside the

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# pytest for scripts/test.sh (issue 26): with no arguments the whole suite as two processes side
+# by side, the course's code blocks (tests/course/test_content_runs.py: idle-class runs of
+# their own, tests/course/content_background.py) and everything else on PATHWAYS_TEST_WORKERS
+# (2) pytest-xdist workers, each test file whole on one worker; with arguments one plain
+# pytest. Exit status: pytest's (5, nothing collected, is left for the caller to refuse).
+# Each pytest runs in a session of its own, so that a SIGTERM or Ctrl-C here ends it with
+# every process it started (xdist workers, the fork server, servers, browsers), not only it.
+# PATHWAYS_TEST_RESULTS: the folder of the JUnit files and the content log (var/test-results);
+# PATHWAYS_TEST_SUITE: what the workers run (tests; tests/scripts runs a sleeper through it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=${PATHWAYS_TEST_PYTHON:-.venv/bin/python}
+pids=()
+stop_tests() {
+  local pid
+  for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+  for _ in $(seq 50); do  # 10 s to end cleanly, then killed
+    local alive=0
+    for pid in "${pids[@]}"; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && return
+    sleep 0.2
+  done
+  for pid in "${pids[@]}"; do kill -KILL -- "-$pid" 2>/dev/null; done
+}
+trap 'stop_tests; exit 143' TERM
+trap 'stop_tests; exit 130' INT
+trap 'stop_tests; exit 129' HUP
+results=${PATHWAYS_TEST_RESULTS:-var/test-results}
+mkdir -p "$results"
+if [ $# -gt 0 ]; then
+  # The slowest tests in every log, so CI time is watched where it is spent.
+  setsid "$PY" -m pytest --durations=25 "$@" &
+  pids+=($!)
+  wait "${pids[0]}"
+  exit $?
+fi
+content_log=$results/content.log
+setsid "$PY" -m pytest -q -p no:cacheprovider --junitxml="$results/content.xml" \
+  tests/course/test_content_runs.py >"$content_log" 2>&1 &
+pids+=($!)
+setsid "$PY" -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-2}" --dist loadfile \
+  --junitxml="$results/suite.xml" --deselect tests/course/test_content_runs.py \
+  ${PATHWAYS_TEST_SUITE:-tests} &
+pids+=($!)
+wait "${pids[1]}"; rc=$?
+wait "${pids[0]}"; content_rc=$?
+echo "== the course's code blocks, their own pytest process ($content_log) =="
+if [ "$content_rc" = 0 ]; then tail -n 3 "$content_log"; else cat "$content_log"; fi
+if [ "$rc" = 0 ] || [ "$rc" = 5 ]; then [ "$content_rc" = 0 ] || rc=$content_rc; fi
+exit "$rc"
