@@ -35,6 +35,7 @@ from course.checks import (
     load_suite,
 )
 from course.checks.builtin import builtin_titles
+from course.checks.disclosure import disclosed
 from course.checks.functions import encode_calls
 from course.checks.grading import Prepared, judge, prepare
 from course.variants import default_variant, is_variant
@@ -129,9 +130,7 @@ def grade(job: Job, *, runner: SandboxRunner, checks_for: ChecksResolver,
         run = runner.run(job.source, suite.names, limits, prepared.calls, devices)
         result.timings.run_s = round(time.monotonic() - start, 3)
         _excerpts(run, result)
-        _interpret(run, limits, suite, result, prepared, job.source)
-        if pool is not None:
-            withhold_drawn(result, prepared)
+        _interpret(run, limits, suite, result, prepared, job.source, withhold=pool is not None)
     except (GraderError, ChecksError, OSError) as exc:
         logger.exception("grading failed for infrastructure reasons",
                          extra={"submission_id": job.submission_id, "attempt": job.attempt})
@@ -238,8 +237,10 @@ def _excerpts(run: RunOutcome, result: GradingResult) -> None:
 
 
 def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
-               result: GradingResult, prepared: Prepared | None, source: str) -> None:
-    """The run's outcome; ``prepared`` None: a "Run" (``_run_only``), judged by no check."""
+               result: GradingResult, prepared: Prepared | None, source: str, *,
+               withhold: bool = False) -> None:
+    """The run's outcome; ``prepared`` None: a "Run" (``_run_only``), judged by no check.
+    ``withhold``: a worker with a seed pool, where drawn inputs recur (``withhold_drawn``)."""
     if run.setup_failed:  # told by bwrap's status descriptor, never by the program's output
         raise SandboxUnavailable(run.stderr.decode(errors="replace")[:500])
     stopped = _limit_outcome(run, limits)
@@ -272,7 +273,7 @@ def _interpret(run: RunOutcome, limits: Limits, suite: CheckSuite,
             result.outcome = "graded"
             result.feedback = "Your program ran to its end."
         return
-    _from_captured(captured, suite, result, prepared, source)
+    _from_captured(captured, suite, result, prepared, source, withhold)
 
 
 def _limit_outcome(run: RunOutcome, limits: Limits) -> tuple[str, str] | None:
@@ -325,12 +326,14 @@ def _cpu_limit_hit(run: RunOutcome, limits: Limits) -> bool:
 
 
 def _from_captured(captured: CapturedValues, suite: CheckSuite, result: GradingResult,
-                   prepared: Prepared, source: str) -> None:
+                   prepared: Prepared, source: str, withhold: bool = False) -> None:
     outcomes = judge(suite, captured, prepared, source)
     result.checks = [CheckResult(o.name, o.status, o.points, o.max_points,
                                  o.feedback if o.visible or o.status == "passed"
                                  else _hidden_feedback(o.status),
                                  "visible" if o.visible else "hidden") for o in outcomes]
+    if withhold:
+        withhold_drawn(result, prepared, disclosed(suite, captured, prepared, source, outcomes))
     if _program_error(captured, result):
         return
     result.outcome = "graded"

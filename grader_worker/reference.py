@@ -106,17 +106,20 @@ def reference_runner(runner: SandboxRunner, limits: Limits, submission_id: objec
     return run_reference
 
 
-WITHHELD = ("{check}: it failed on {label}, an input drawn at grading time. With a seed pool "
-            "the expected values of drawn inputs are not shown (other gradings draw the same "
-            "inputs); the edge cases' feedback shows them on inputs you can reproduce.")
+WITHHELD = ("{check}: it failed {where}. With a seed pool the expected values of drawn inputs "
+            "are not shown (other gradings draw the same inputs); the edge cases' feedback shows "
+            "them on inputs you can reproduce.")
 
 
-def withhold_drawn(result: GradingResult, prepared: Prepared) -> None:
+def withhold_drawn(result: GradingResult, prepared: Prepared, disclosing: set[str]) -> None:
     """Where seeds come from (and go into) the pool, a drawn input recurs across gradings:
-    feedback that names one (and may show the reference's outputs on it) is replaced, so
-    repeated attempts never collect the pool's expected outputs."""
+    the feedback of a failed check that depends on the reference's outputs on one
+    (``disclosing``: course.checks.disclosure) is replaced, so repeated attempts never
+    collect the pool's expected outputs, however the check words its feedback."""
     drawn = [c.label for c in prepared.inputs if c.kind == "random"]
     for check in result.checks:
-        named = next((label for label in drawn if label in check.feedback), None)
-        if check.status != "passed" and named is not None:
-            check.feedback = WITHHELD.format(check=check.name, label=named)
+        if check.status != "passed" and check.name in disclosing:
+            named = next((label for label in drawn if label in check.feedback), None)
+            where = (f"on {named}, an input drawn at grading time" if named
+                     else "on inputs drawn at grading time")
+            check.feedback = WITHHELD.format(check=check.name, where=where)
