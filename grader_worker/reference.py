@@ -118,7 +118,8 @@ def withhold_drawn(result: GradingResult, prepared: Prepared, disclosing: set[st
     collect the pool's expected outputs, however the check words its feedback."""
     drawn = [c.label for c in prepared.inputs if c.kind == "random"]
     for check in result.checks:
-        if check.status != "passed" and check.name in disclosing:
+        # A hidden check's feedback is already a fixed text, and its name must stay unshown.
+        if check.status != "passed" and check.visibility != "hidden" and check.name in disclosing:
             named = next((label for label in drawn if label in check.feedback), None)
             where = (f"on {named}, an input drawn at grading time" if named
                      else "on inputs drawn at grading time")
