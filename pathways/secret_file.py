@@ -15,6 +15,8 @@ def create_once(path: Path, make: Callable[[], str]) -> None:
     starting beside another (the web and a worker on a new install, two test workers) never
     reads the file empty or half written, and the first link wins for both.
     """
+    if path.exists():
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     own = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(own, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -27,9 +27,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def _secret_key(var_dir: Path) -> str:
     """Read the generated key, creating it (mode 0600) on first run."""
     path = var_dir / "secret_key"
-    if not path.exists():
-        create_once(path, lambda: secrets.token_urlsafe(48))
+    create_once(path, lambda: secrets.token_urlsafe(48))
     return path.read_text().strip()
+
 
 @dataclass
 class Config:
