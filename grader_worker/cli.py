@@ -120,12 +120,17 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
               help="Entries per (exercise, variant) to fill up to (default: "
                    "PATHWAYS_GRADER_SEED_POOL_SIZE). 0: only print the pool's sizes.")
 @click.option("--exercise", "exercises", multiple=True,
-              help="Only this exercise id (repeatable; default: every function exercise).")
+              help="Only this exercise id (repeatable; default: every function exercise "
+                   "and project).")
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Reference runs at the same time (at most the CPUs it may use).")
+@click.option("--variants", type=click.IntRange(1, 10_000), default=None,
+              help="Only each exercise's first N variants (default: every one). With "
+                   "--per-variant 1 and --variants 1: a smoke fill that runs every exercise's "
+                   "reference once in this host's sandbox.")
 @click.option("--log-level", envvar="PATHWAYS_LOG_LEVEL", default="WARNING", show_default=True)
 def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: int,
-              log_level: str) -> None:
+              variants: int | None, log_level: str) -> None:
     """Fill this host's grading seed pool before a class (docs/SEED_POOL.md): each entry is one
     sandboxed run of the reference, so a learner's submission takes one run instead of two."""
     from course import load_course
@@ -144,7 +149,7 @@ def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: 
     if wanted:
         _require_cgroups(config)
         course = load_course(config.course_root)
-        ids = exercises or tuple(e.id for _, e in course.exercises() if e.function)
+        ids = exercises or tuple(e.id for _, e in course.gradables() if e.function)
 
         def said(f: Filled) -> None:
             click.echo(f"{f.exercise_id} {f.variant or ''}: {f.size} entries (+{f.added})")
@@ -152,7 +157,8 @@ def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: 
         runner = make_runner(config)
         try:
             fill(pool, runner, course_checks_resolver(config.course_root), ids,
-                 per_key=wanted, concurrency=admitted(concurrency), progress=said)
+                 per_key=wanted, concurrency=admitted(concurrency), variants=variants,
+                 progress=said)
         except GraderError as exc:
             raise click.ClickException(str(exc)) from exc
         finally:

@@ -28,19 +28,20 @@ class Filled:
 
 def fill(pool: SeedPool, runner: SandboxRunner, checks_for: Callable[[str], GradingTarget],
          exercise_ids: Iterable[str], *, per_key: int, ceiling: Limits | None = None,
-         concurrency: int = 1,
+         concurrency: int = 1, variants: int | None = None,
          progress: Callable[[Filled], None] = lambda _: None) -> list[Filled]:
     """Add entries until each (exercise, variant) key holds ``per_key`` (at most the pool's
     size), ``concurrency`` keys at a time; exercises without a function (nothing to pool)
-    are skipped. Results in the order of the exercises and their variants."""
+    are skipped; ``variants``: only each exercise's first so many (None: every one). Results
+    in the order of the exercises and their variants."""
     jax_version = runner.info().jax
     keys: list[tuple[str, GradingTarget, CheckSuite, dict]] = []
     for exercise_id in exercise_ids:
         target = checks_for(exercise_id)
         suite = load_suite(target.checks_path)
         if suite.function is not None and target.reference is not None:
-            keys += [(exercise_id, target, suite, dict(v))
-                     for v in variant_space(target.params or {})]
+            space = list(variant_space(target.params or {}))
+            keys += [(exercise_id, target, suite, dict(v)) for v in space[:variants]]
 
     def one(job: tuple[str, GradingTarget, CheckSuite, dict]) -> Filled:
         exercise_id, target, suite, variant = job

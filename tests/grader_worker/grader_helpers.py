@@ -99,6 +99,23 @@ def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
     return env
 
 
+def drawing_from(env: dict[str, str], pool: Path) -> dict[str, str]:
+    """``env`` with a copy of ``pool`` (conftest's ``course_pool``) as the worker's seed pool,
+    drawn from at one entry a key: a submission of an exercise it holds takes one run."""
+    import sqlite3
+
+    folder = Path(env["PATHWAYS_VAR_DIR"]) / "grader"
+    folder.mkdir(parents=True, exist_ok=True)
+    source, copy = sqlite3.connect(pool), sqlite3.connect(folder / "seed-pool.sqlite")
+    try:
+        source.backup(copy)  # the whole database, whatever its journal holds
+    finally:
+        source.close()
+        copy.close()
+    (folder / "seed-pool.sqlite").chmod(0o600)
+    return {**env, "PATHWAYS_GRADER_SEED_POOL_SIZE": "1"}
+
+
 def start_worker(env: dict[str, str], log: Path, concurrency: int = 2):  # noqa: ANN201
     """A real `pathways worker` process (the console script of this venv)."""
     import subprocess

@@ -5,7 +5,8 @@ next). For each rule one counterexample that gets the numbers right (the array l
 device, the result copied into the asked layout after computing on one device, the
 partitioner's step where shard_map is taught) is sent beside the exercise's reference: the
 reference keeps full marks and its result records 8 devices, the counterexample loses the
-rule's points and stays within its declared bound.
+rule's points and stays within its declared bound. The worker draws from a copy of
+conftest's ``course_pool``, so each submission takes one sandboxed run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from grader_helpers import collect, start_worker, worker_env
+from conftest import CoursePool
+from grader_helpers import collect, drawing_from, start_worker, worker_env
 from test_method_rules_queue import _jobs
 
 from course import load_course
@@ -34,8 +36,10 @@ CASES = {
 
 
 @pytest.mark.slow
-def test_each_partition_rule_refuses_a_counterexample_on_8_devices(tmp_path: Path) -> None:
-    env = worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True)
+def test_each_partition_rule_refuses_a_counterexample_on_8_devices(
+        tmp_path: Path, course_pool: CoursePool) -> None:
+    env = drawing_from(worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True),
+                       course_pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     jobs = _jobs(course, CASES)

@@ -4,9 +4,10 @@ For every rule one counterexample that scored full marks before the rules were j
 behaviour (name rules, the last `def`, harness-supplied static arguments, `>= 0` timings,
 fixed losses) is sent as a learner would send it: it loses exactly the rule's points and
 stays within the bound its file declares (what `pathways course check` also proves, there
-without the sandbox). That each exercise's reference keeps full marks through the same queue
-and warm sandbox is test_queue.py's `test_course_through_sqlite_queue` (every exercise), so
-the references are not sent again here.
+without the sandbox). That each exercise's reference keeps full marks in the warm sandbox is
+test_queue.py's (every exercise, run once into conftest's ``course_pool``); the worker here
+draws from a copy of that pool, so each counterexample takes one sandboxed run and the
+references do not run again.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from grader_helpers import collect, start_worker, worker_env
+from conftest import CoursePool
+from grader_helpers import collect, drawing_from, start_worker, worker_env
 
 from course import load_course, submission_for
 from course.tools.exercise_items import read_counterexample
@@ -99,9 +101,10 @@ def _jobs(course, cases: dict,  # noqa: ANN001
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cases", [CASES, PHASE_03], ids=["phases-01-02", "phase-03"])
-def test_each_method_rule_refuses_a_counterexample_that_used_to_pass(tmp_path: Path,
-                                                                     cases: dict) -> None:
-    env = worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True)
+def test_each_method_rule_refuses_a_counterexample_that_used_to_pass(
+        tmp_path: Path, cases: dict, course_pool: CoursePool) -> None:
+    env = drawing_from(worker_env(tmp_path / "var", f"test-{uuid.uuid4().hex[:8]}-", warm=True),
+                       course_pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     jobs = _jobs(course, cases, references=False)

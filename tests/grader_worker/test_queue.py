@@ -1,26 +1,38 @@
-"""Through the real queue, graded by a real `pathways worker` process in its sandbox.
+"""Every exercise's reference in the deployed sandbox, and a sample through the real queue,
+graded by a real `pathways worker` process.
 
-On SQLite, with warm runs (the production fast path), every exercise's reference solution
-scores full marks: each one is gradable in the deployed sandbox. On Redis the runs are cold.
+Every function exercise's reference runs once in the deployed sandbox, warm, filled into a seed
+pool by `pathways seed-pool` (conftest's ``course_pool``), and its report, judged by the
+grader's algorithm as a learner's run of the same program, scores full marks: each one is
+gradable there. (That the reference gives the same report run after run, so a learner's run
+of it would too, is `pathways course check`'s, tests/course/test_content_runs.py.)
 Whether cheats score less is the content's property, proved for every exercise and variant by
-`pathways course check` (tests/course/test_content_runs.py); here a sample of exercises (a
-function exercise with variants, and each project) also sends the starter, a hard-coded answer
-and another variant's answer through the queue, on both, so the verdicts are shown to survive
-the transport and both kinds of run.
+`course check`; here a sample of exercises (a function exercise with variants, and each
+project) sends its reference, the starter, a hard-coded answer and another variant's answer
+through the queue: on SQLite with warm runs drawing from a copy of that pool (one run a
+submission, the production fast path), on Redis cold with no pool (the reference runs too),
+so the verdicts are shown to survive the transport and both kinds of run.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from grader_helpers import collect, start_worker, worker_env
+from conftest import CoursePool
+from grader_helpers import collect, drawing_from, start_worker, worker_env
 
 from course import load_course, submission_for
+from course.checks import load_suite, read_values
+from course.checks.grading import judge, prepare, score
 from course.tools.checking import hardcoded_submission
+from course.variants import variant_space
 from grader_worker.config import load_config
+from grader_worker.seedpool.store import calls_digest
+from grader_worker.worker import course_checks_resolver
 from grading_contract.queues import Queues
 from grading_contract.result import result_from_dict
 
@@ -35,16 +47,12 @@ def _sample(course) -> set[str]:  # noqa: ANN001
     return {function} | projects
 
 
-def _submissions(course, tmp_path: Path, *, every_reference: bool):  # noqa: ANN001, ANN202
-    """(kind, exercise, variant, whole main.py); kind "full" must score full marks, every other
-    kind less. References of every exercise (``every_reference``) or of the sample only."""
+def _submissions(course, tmp_path: Path):  # noqa: ANN001, ANN202
+    """(kind, exercise, variant, whole main.py) of the sample; kind "full" must score full
+    marks, every other kind less."""
     sample = _sample(course)
     for lesson, exercise in course.gradables():
         if exercise.id not in sample:
-            if every_reference:
-                variant = (exercise.variants or [{}])[0]
-                yield "full", exercise, variant, submission_for(
-                    lesson, exercise, exercise.for_variant(variant).solution_code)
             continue
         variants = exercise.variants or [{}]
         mine = variants[-1]
@@ -62,14 +70,15 @@ def _submissions(course, tmp_path: Path, *, every_reference: bool):  # noqa: ANN
                 lesson, exercise, exercise.for_variant(variants[0]).solution_code)
 
 
-def _grade_course(tmp_path: Path, redis_url: str | None, *, every_reference: bool) -> None:
+def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool | None) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}-"
-    env = worker_env(tmp_path / "var", prefix, redis_url, warm=every_reference)
+    env = worker_env(tmp_path / "var", prefix, redis_url, warm=pool is not None)
+    if pool is not None:
+        env = drawing_from(env, pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     expected: dict[str, tuple[str, dict]] = {}
-    for kind, exercise, variant, source in _submissions(
-            course, tmp_path / "cheats", every_reference=every_reference):
+    for kind, exercise, variant, source in _submissions(course, tmp_path / "cheats"):
         sid = f"{exercise.id}:{kind}:{len(expected)}"
         expected[sid] = (kind, variant)
         queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
@@ -77,9 +86,11 @@ def _grade_course(tmp_path: Path, redis_url: str | None, *, every_reference: boo
                             "variant": variant})
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
-    graded_ids = {sid.split(":", 1)[0] for sid in expected}
-    everything = {exercise.id for _, exercise in course.gradables()}
-    assert graded_ids == (everything if every_reference else _sample(course)), graded_ids
+    assert {sid.split(":", 1)[0] for sid in expected} == _sample(course)
+    pooled: dict[str, int] = {}
+    if pool is not None:
+        with sqlite3.connect(pool.path) as db:
+            pooled = dict(db.execute("SELECT exercise_id, seed FROM pool").fetchall())
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
@@ -101,16 +112,43 @@ def _grade_course(tmp_path: Path, redis_url: str | None, *, every_reference: boo
             assert result.score < result.max_score, (sid, result.checks)
         if exercise.function:
             assert result.seed is not None
+            if variant == (exercise.variants or [{}])[0] and exercise.id in pooled:
+                assert result.seed == pooled[exercise.id], sid  # drawn: the learner's run only
         assert result.environment.device_count >= 1
     assert '"worker stopped"' in log or "worker stopped" in log
 
 
 @pytest.mark.slow
-def test_course_through_sqlite_queue(tmp_path: Path) -> None:
-    _grade_course(tmp_path, None, every_reference=True)
+def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
+        course_pool: CoursePool) -> None:
+    course = load_course()
+    checks_for = course_checks_resolver(None)
+    with sqlite3.connect(course_pool.path) as db:
+        rows = db.execute("SELECT exercise_id, seed, calls_sha, report FROM pool").fetchall()
+    functions = {e.id for _, e in course.gradables() if e.function}
+    assert sorted(r[0] for r in rows) == sorted(functions), course_pool.output
+    for exercise_id, seed, calls_sha, report in rows:
+        target = checks_for(exercise_id)
+        suite = load_suite(target.checks_path)
+        variant = dict(next(iter(variant_space(target.params or {}))))
+        assert f"{exercise_id} {variant or ''}: 1 entries (+1)" in course_pool.output
+        assert target.reference is not None
+        code = target.reference(variant)
+        captured = read_values(bytes(report))
+        prepared = prepare(suite, variant, seed, target.reference, lambda *_, c=captured: c)
+        assert calls_digest(prepared.calls) == calls_sha, exercise_id
+        outcomes = judge(suite, captured, prepared, code)
+        failed = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
+        assert not failed and score(outcomes) > 0, (exercise_id, failed)
+
+
+@pytest.mark.slow
+def test_sample_through_sqlite_queue_warm_and_drawn_from_the_pool(
+        tmp_path: Path, course_pool: CoursePool) -> None:
+    _grade_sample(tmp_path, None, course_pool)
 
 
 @pytest.mark.slow
 @pytest.mark.redis
-def test_course_through_redis_queue(tmp_path: Path, redis_url: str) -> None:
-    _grade_course(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", every_reference=False)
+def test_sample_through_redis_queue_cold(tmp_path: Path, redis_url: str) -> None:
+    _grade_sample(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", None)
