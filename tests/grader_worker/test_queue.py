@@ -9,9 +9,11 @@ of it would too, is `pathways course check`'s, tests/course/test_content_runs.py
 Whether cheats score less is the content's property, proved for every exercise and variant by
 `course check`; here a sample of exercises (a function exercise with variants, and each
 project) sends its reference, the starter, a hard-coded answer and another variant's answer
-through the queue: on SQLite with warm runs drawing from a copy of that pool (one run a
-submission, the production fast path), on Redis cold with no pool (the reference runs too),
-so the verdicts are shown to survive the transport and both kinds of run.
+through the queue, on SQLite with warm runs (the production fast path) and on Redis with cold
+ones, each worker drawing from a copy of that pool (one run a submission; another variant's
+and a project's reference still run beside it), so the verdicts are shown to survive the
+transport and both kinds of run. (A grading with an empty pool, reference and learner both
+run, is every other worker's in the suite: their pools start empty.)
 """
 
 from __future__ import annotations
@@ -70,11 +72,10 @@ def _submissions(course, tmp_path: Path):  # noqa: ANN001, ANN202
                 lesson, exercise, exercise.for_variant(variants[0]).solution_code)
 
 
-def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool | None) -> None:
+def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
+                  warm: bool) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}-"
-    env = worker_env(tmp_path / "var", prefix, redis_url, warm=pool is not None)
-    if pool is not None:
-        env = drawing_from(env, pool.path)
+    env = drawing_from(worker_env(tmp_path / "var", prefix, redis_url, warm=warm), pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     expected: dict[str, tuple[str, dict]] = {}
@@ -87,10 +88,8 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool | None
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
     assert {sid.split(":", 1)[0] for sid in expected} == _sample(course)
-    pooled: dict[str, int] = {}
-    if pool is not None:
-        with sqlite3.connect(pool.path) as db:
-            pooled = dict(db.execute("SELECT exercise_id, seed FROM pool").fetchall())
+    with sqlite3.connect(pool.path) as db:
+        pooled = dict(db.execute("SELECT exercise_id, seed FROM pool").fetchall())
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
@@ -145,10 +144,11 @@ def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
 @pytest.mark.slow
 def test_sample_through_sqlite_queue_warm_and_drawn_from_the_pool(
         tmp_path: Path, course_pool: CoursePool) -> None:
-    _grade_sample(tmp_path, None, course_pool)
+    _grade_sample(tmp_path, None, course_pool, warm=True)
 
 
 @pytest.mark.slow
 @pytest.mark.redis
-def test_sample_through_redis_queue_cold(tmp_path: Path, redis_url: str) -> None:
-    _grade_sample(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", None)
+def test_sample_through_redis_queue_cold_and_drawn_from_the_pool(
+        tmp_path: Path, redis_url: str, course_pool: CoursePool) -> None:
+    _grade_sample(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", course_pool, warm=False)
