@@ -28,9 +28,8 @@ from conftest import CoursePool
 from grader_helpers import collect, drawing_from, start_worker, worker_env
 
 from course import load_course, submission_for
-from course.checks import load_suite, read_values
-from course.checks.grading import judge, prepare, score
-from course.tools.checking import hardcoded_submission
+from course.checks import hardcoded_source, load_suite, read_values
+from course.checks.grading import Prepared, judge, prepare, score
 from course.variants import variant_space
 from grader_worker.config import load_config
 from grader_worker.seedpool.store import calls_digest
@@ -49,9 +48,28 @@ def _sample(course) -> set[str]:  # noqa: ANN001
     return {function} | projects
 
 
-def _submissions(course, tmp_path: Path):  # noqa: ANN001, ANN202
+def _pooled(pool: CoursePool) -> dict[str, tuple[int, str, bytes]]:
+    """exercise id -> (seed, digest of its calls, the reference's report) of its one entry."""
+    with sqlite3.connect(pool.path) as db:
+        rows = db.execute("SELECT exercise_id, seed, calls_sha, report FROM pool").fetchall()
+    return {e: (int(seed), sha, bytes(report)) for e, seed, sha, report in rows}
+
+
+def _from_pool(pool: CoursePool, exercise_id: str) -> tuple[Prepared, str]:
+    """The pooled reference's grading inputs in the exercise's first variant (the report read
+    as the trusted side reads it), and the digest of the calls the fill drew."""
+    seed, sha, report = _pooled(pool)[exercise_id]
+    target = course_checks_resolver(None)(exercise_id)
+    variant = dict(next(iter(variant_space(target.params or {}))))
+    captured = read_values(report)
+    return prepare(load_suite(target.checks_path), variant, seed, target.reference,
+                   lambda *_: captured), sha
+
+
+def _submissions(course, pool: CoursePool):  # noqa: ANN001, ANN202
     """(kind, exercise, variant, whole main.py) of the sample; kind "full" must score full
-    marks, every other kind less."""
+    marks, every other kind less. The hard-coded answer types in the pooled reference's
+    outputs on the first (example) input, which no seed changes."""
     sample = _sample(course)
     for lesson, exercise in course.gradables():
         if exercise.id not in sample:
@@ -63,8 +81,11 @@ def _submissions(course, tmp_path: Path):  # noqa: ANN001, ANN202
         yield "starter", exercise, mine, submission_for(
             lesson, exercise, exercise.for_variant(mine).starter_code)
         if exercise.function:
-            yield "hardcoded", exercise, variants[0], hardcoded_submission(
-                lesson, exercise, variants[0], tmp_path / exercise.id)
+            expected = _from_pool(pool, exercise.id)[0].expected
+            assert expected is not None
+            yield "hardcoded", exercise, variants[0], submission_for(
+                lesson, exercise, hardcoded_source(load_suite(exercise.checks_path).function,
+                                                   expected))
         if len(variants) > 1:
             yield "full", exercise, mine, submission_for(
                 lesson, exercise, exercise.for_variant(mine).solution_code)
@@ -79,7 +100,7 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     expected: dict[str, tuple[str, dict]] = {}
-    for kind, exercise, variant, source in _submissions(course, tmp_path / "cheats"):
+    for kind, exercise, variant, source in _submissions(course, pool):
         sid = f"{exercise.id}:{kind}:{len(expected)}"
         expected[sid] = (kind, variant)
         queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
@@ -88,8 +109,7 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
     assert {sid.split(":", 1)[0] for sid in expected} == _sample(course)
-    with sqlite3.connect(pool.path) as db:
-        pooled = dict(db.execute("SELECT exercise_id, seed FROM pool").fetchall())
+    pooled = {exercise_id: seed for exercise_id, (seed, _, _) in _pooled(pool).items()}
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
@@ -123,20 +143,19 @@ def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
     course = load_course()
     checks_for = course_checks_resolver(None)
     with sqlite3.connect(course_pool.path) as db:
-        rows = db.execute("SELECT exercise_id, seed, calls_sha, report FROM pool").fetchall()
+        (rows,) = db.execute("SELECT COUNT(*) FROM pool").fetchone()
     functions = {e.id for _, e in course.gradables() if e.function}
-    assert sorted(r[0] for r in rows) == sorted(functions), course_pool.output
-    for exercise_id, seed, calls_sha, report in rows:
+    assert rows == len(functions), course_pool.output  # one entry each: the first variant
+    assert set(_pooled(course_pool)) == functions, course_pool.output
+    for exercise_id in sorted(functions):
         target = checks_for(exercise_id)
-        suite = load_suite(target.checks_path)
-        variant = dict(next(iter(variant_space(target.params or {}))))
+        prepared, calls_sha = _from_pool(course_pool, exercise_id)
+        variant = prepared.variant
         assert f"{exercise_id} {variant or ''}: 1 entries (+1)" in course_pool.output
-        assert target.reference is not None
-        code = target.reference(variant)
-        captured = read_values(bytes(report))
-        prepared = prepare(suite, variant, seed, target.reference, lambda *_, c=captured: c)
+        assert target.reference is not None and prepared.expected is not None
         assert calls_digest(prepared.calls) == calls_sha, exercise_id
-        outcomes = judge(suite, captured, prepared, code)
+        suite = load_suite(target.checks_path)
+        outcomes = judge(suite, prepared.expected, prepared, target.reference(variant))
         failed = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
         assert not failed and score(outcomes) > 0, (exercise_id, failed)
 
