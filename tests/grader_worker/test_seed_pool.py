@@ -125,9 +125,21 @@ def _job(source: str, variant: dict[str, Any], n: int) -> Job:
     return Job(f"sub-{n}", 1, EXERCISE, source, time.time(), {}, variant, "", "")
 
 
+@pytest.fixture(scope="module")
+def warm_runner() -> Iterator[SandboxRunner]:
+    """Warm, as a worker host with a pool runs (PATHWAYS_GRADER_WARM=1): what is counted
+    here is runs, and a warm one spends no second importing JAX."""
+    from course.checks import HARNESS_PATH
+    from grader_worker.warm import WarmRunner
+
+    r = WarmRunner(load_config({"PATHWAYS_VAR_DIR": "var"}), HARNESS_PATH)
+    yield r
+    r.close()
+
+
 @pytest.fixture
-def counting(runner: SandboxRunner) -> Iterator[CountingRunner]:
-    yield CountingRunner(runner)
+def counting(warm_runner: SandboxRunner) -> Iterator[CountingRunner]:
+    yield CountingRunner(warm_runner)
 
 
 @pytest.fixture
