@@ -36,7 +36,6 @@ def secret_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-
 @dataclass(frozen=True)
 class CoursePool:
     path: Path

@@ -33,6 +33,7 @@ from course.checks.grading import Prepared, judge, prepare, score
 from course.variants import variant_space
 from grader_worker.config import load_config
 from grader_worker.seedpool.store import calls_digest
+from grader_worker.target import GradingTarget
 from grader_worker.worker import course_checks_resolver
 from grading_contract.queues import Queues
 from grading_contract.result import result_from_dict
@@ -48,29 +49,32 @@ def _sample(course) -> set[str]:  # noqa: ANN001
     return {function} | projects
 
 
-def _pooled(pool: CoursePool) -> dict[str, tuple[int, str, bytes]]:
-    """exercise id -> (seed, digest of its calls, the reference's report) of its one entry."""
+Pooled = dict[str, tuple[int, str, bytes]]
+"""exercise id -> (seed, digest of the calls the fill drew, the reference's report)."""
+
+
+def _pooled(pool: CoursePool) -> Pooled:
     with sqlite3.connect(pool.path) as db:
         rows = db.execute("SELECT exercise_id, seed, calls_sha, report FROM pool").fetchall()
     return {e: (int(seed), sha, bytes(report)) for e, seed, sha, report in rows}
 
 
-def _from_pool(pool: CoursePool, exercise_id: str) -> tuple[Prepared, str]:
+def _from_pool(entry: tuple[int, str, bytes], target: GradingTarget) -> Prepared:
     """The pooled reference's grading inputs in the exercise's first variant (the report read
-    as the trusted side reads it), and the digest of the calls the fill drew."""
-    seed, sha, report = _pooled(pool)[exercise_id]
-    target = course_checks_resolver(None)(exercise_id)
+    as the trusted side reads it)."""
+    seed, _, report = entry
     variant = dict(next(iter(variant_space(target.params or {}))))
     captured = read_values(report)
     return prepare(load_suite(target.checks_path), variant, seed, target.reference,
-                   lambda *_: captured), sha
+                   lambda *_: captured)
 
 
-def _submissions(course, pool: CoursePool):  # noqa: ANN001, ANN202
+def _submissions(course, pooled: Pooled):  # noqa: ANN001, ANN202
     """(kind, exercise, variant, whole main.py) of the sample; kind "full" must score full
     marks, every other kind less. The hard-coded answer types in the pooled reference's
     outputs on the first (example) input, which no seed changes."""
     sample = _sample(course)
+    checks_for = course_checks_resolver(None)
     for lesson, exercise in course.gradables():
         if exercise.id not in sample:
             continue
@@ -81,7 +85,7 @@ def _submissions(course, pool: CoursePool):  # noqa: ANN001, ANN202
         yield "starter", exercise, mine, submission_for(
             lesson, exercise, exercise.for_variant(mine).starter_code)
         if exercise.function:
-            expected = _from_pool(pool, exercise.id)[0].expected
+            expected = _from_pool(pooled[exercise.id], checks_for(exercise.id)).expected
             assert expected is not None
             yield "hardcoded", exercise, variants[0], submission_for(
                 lesson, exercise, hardcoded_source(load_suite(exercise.checks_path).function,
@@ -99,8 +103,9 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
     env = drawing_from(worker_env(tmp_path / "var", prefix, redis_url, warm=warm), pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
+    pooled = _pooled(pool)
     expected: dict[str, tuple[str, dict]] = {}
-    for kind, exercise, variant, source in _submissions(course, pool):
+    for kind, exercise, variant, source in _submissions(course, pooled):
         sid = f"{exercise.id}:{kind}:{len(expected)}"
         expected[sid] = (kind, variant)
         queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
@@ -109,7 +114,6 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
     assert {sid.split(":", 1)[0] for sid in expected} == _sample(course)
-    pooled = {exercise_id: seed for exercise_id, (seed, _, _) in _pooled(pool).items()}
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
@@ -131,8 +135,8 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
             assert result.score < result.max_score, (sid, result.checks)
         if exercise.function:
             assert result.seed is not None
-            if variant == (exercise.variants or [{}])[0] and exercise.id in pooled:
-                assert result.seed == pooled[exercise.id], sid  # drawn: the learner's run only
+            if variant == (exercise.variants or [{}])[0]:  # drawn: the learner's run only
+                assert result.seed == pooled[exercise.id][0], sid
         assert result.environment.device_count >= 1
     assert '"worker stopped"' in log or "worker stopped" in log
 
@@ -146,16 +150,17 @@ def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
         (rows,) = db.execute("SELECT COUNT(*) FROM pool").fetchone()
     functions = {e.id for _, e in course.gradables() if e.function}
     assert rows == len(functions), course_pool.output  # one entry each: the first variant
-    assert set(_pooled(course_pool)) == functions, course_pool.output
-    for exercise_id in sorted(functions):
+    pooled = _pooled(course_pool)
+    assert set(pooled) == functions, course_pool.output
+    for exercise_id, entry in sorted(pooled.items()):
         target = checks_for(exercise_id)
-        prepared, calls_sha = _from_pool(course_pool, exercise_id)
+        prepared = _from_pool(entry, target)
         variant = prepared.variant
         assert f"{exercise_id} {variant or ''}: 1 entries (+1)" in course_pool.output
         assert target.reference is not None and prepared.expected is not None
-        assert calls_digest(prepared.calls) == calls_sha, exercise_id
-        suite = load_suite(target.checks_path)
-        outcomes = judge(suite, prepared.expected, prepared, target.reference(variant))
+        assert calls_digest(prepared.calls) == entry[1], exercise_id
+        outcomes = judge(load_suite(target.checks_path), prepared.expected, prepared,
+                         target.reference(variant))
         failed = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
         assert not failed and score(outcomes) > 0, (exercise_id, failed)
 

@@ -253,8 +253,8 @@ def _assert_no_pooled_output_shown(result: GradingResult, pool: SeedPool,
 def test_seed_pool_command_fills_every_variant_before_a_class(
         tmp_path: Path, counting: CountingRunner) -> None:
     """`pathways seed-pool` fills each variant of an exercise with reference runs (warm, as a
-    worker host runs them; one entry each here, the store's tests grow a key to its size);
-    a second fill adds nothing; a grading then draws from that file with one sandboxed run."""
+    worker host runs them) up to the pool's size; a second fill adds nothing; a grading then
+    draws from that file with one sandboxed run."""
     import subprocess
     import sys
 
@@ -264,18 +264,18 @@ def test_seed_pool_command_fills_every_variant_before_a_class(
 
     exe = Path(sys.executable).with_name("pathways")
     env = {**worker_env(tmp_path / "var", "pool-", warm=True),
-           "PATHWAYS_GRADER_SEED_POOL_SIZE": "1"}
+           "PATHWAYS_GRADER_SEED_POOL_SIZE": "2"}
     done = subprocess.run([str(exe), "seed-pool", "--exercise", EXERCISE, "--concurrency", "2"],
                           env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"{EXERCISE} {{'value': 0.5}}: 1 entries (+1)" in done.stdout, done.stdout
-    assert f"{EXERCISE}: 3 entries in" in done.stdout  # three variants, one each
+    assert f"{EXERCISE} {{'value': 0.5}}: 2 entries (+2)" in done.stdout, done.stdout
+    assert f"{EXERCISE}: 6 entries in" in done.stdout  # three variants, two each
     again = subprocess.run([str(exe), "seed-pool", "--exercise", EXERCISE], env=env,
                            capture_output=True, text=True, timeout=600)
-    assert f"{EXERCISE} {{'value': 0.5}}: 1 entries (+0)" in again.stdout, again.stdout
+    assert f"{EXERCISE} {{'value': 0.5}}: 2 entries (+0)" in again.stdout, again.stdout
 
-    pool = SeedPool(tmp_path / "var" / "grader" / "seed-pool.sqlite", size=1, min_draw=1)
+    pool = SeedPool(tmp_path / "var" / "grader" / "seed-pool.sqlite", size=2, min_draw=2)
     variant, solution, _ = _sources()
     result = grade(_job(solution, variant, 1), runner=counting,
                    checks_for=course_checks_resolver(None), pool=pool)
