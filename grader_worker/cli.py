@@ -132,8 +132,12 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
 def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: int,
               variants: int | None, log_level: str) -> None:
     """Fill this host's grading seed pool before a class (docs/SEED_POOL.md): each entry is one
-    sandboxed run of the reference, so a learner's submission takes one run instead of two."""
+    sandboxed run of the reference, so a learner's submission takes one run instead of two.
+    First the host's compilation cache is warmed with the course's public programs (each
+    lesson's main.py), which every later run reads (docs/SANDBOX.md)."""
     from course import load_course
+    from grader_worker import compile_cache
+    from grader_worker.limits import Limits
     from grader_worker.seedpool.fill import Filled, fill
     from grader_worker.worker import course_checks_resolver, make_pool, make_runner
 
@@ -156,6 +160,13 @@ def seed_pool(per_variant: int | None, exercises: tuple[str, ...], concurrency: 
 
         runner = make_runner(config)
         try:
+            programs = compile_cache.public_programs(course, exercises or None)
+            warmed = runner.warm_compile_cache(programs, Limits(), admitted(concurrency))
+            if runner.cache is not None:
+                failed = f"; did not run cleanly: {', '.join(warmed.failed)}" \
+                    if warmed.failed else ""
+                click.echo(f"compile cache {runner.cache}: {warmed.programs} public programs "
+                           f"run, +{warmed.entries} entries{failed}")
             fill(pool, runner, course_checks_resolver(config.course_root), ids,
                  per_key=wanted, concurrency=admitted(concurrency), variants=variants,
                  progress=said)

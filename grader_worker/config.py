@@ -45,6 +45,10 @@ class GraderConfig:
     """PATHWAYS_GRADER_SEED_POOL_SIZE: entries kept per (exercise, variant, checks, JAX)."""
     seed_pool_min: int = 100
     """PATHWAYS_GRADER_SEED_POOL_MIN: entries a key needs before gradings draw from it."""
+    compile_cache: Path | None = None
+    """PATHWAYS_GRADER_COMPILE_CACHE: the folder of JAX compilations that only the course's public
+    programs write and every run reads (default ``<var dir>/grader/compile-cache``; ``off``:
+    every run compiles everything itself). Warmed by `pathways seed-pool` (compile_cache.py)."""
     packages: tuple[str, ...] = ()
     """PATHWAYS_GRADER_PACKAGES: distributions a run may import besides jax, numpy and optax (with
     what they require); nothing else of the interpreter's site-packages is in the sandbox."""
@@ -74,11 +78,14 @@ def load_config(environ: dict[str, str] | None = None) -> GraderConfig:
     queue = load_queue_config(env)
     pool = env.text("PATHWAYS_GRADER_SEED_POOL", "")
     size = env.integer("PATHWAYS_GRADER_SEED_POOL_SIZE", 1000, low=1, high=100_000)
+    cache = env.text("PATHWAYS_GRADER_COMPILE_CACHE", "")
     return GraderConfig(
         queue=queue,
         seed_pool=(None if pool == "off" else Path(pool).resolve() if pool
                    else queue.var_dir / "grader" / "seed-pool.sqlite"),
         seed_pool_size=size,
+        compile_cache=(None if cache == "off" else Path(cache).resolve() if cache
+                       else queue.var_dir / "grader" / "compile-cache"),
         seed_pool_min=env.integer("PATHWAYS_GRADER_SEED_POOL_MIN", min(100, size), low=1,
                                   high=size),
         platform=env.choice("PATHWAYS_GRADER_PLATFORM", "cpu", ("cpu", "tpu")),

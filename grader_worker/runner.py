@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader_worker import compile_cache
 from grader_worker.config import GraderConfig
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
@@ -51,6 +52,11 @@ class SandboxRunner:
         self.base = Path(tempfile.mkdtemp(prefix=self.tag))
         os.chmod(self.base, 0o711)
         self._info: SandboxInfo | None = None
+        self.cache = config.compile_cache
+        """The compilation cache every run reads (compile_cache.py), made here if missing."""
+        if self.cache is not None:
+            self.cache.mkdir(mode=0o755, parents=True, exist_ok=True)
+            self.cache = self.cache.resolve()
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -62,7 +68,26 @@ class SandboxRunner:
         program wrote, and nothing a learner can pre-create for a later run. ``calls`` (a PWC1
         file) makes the harness call the function exercise's function on those hidden inputs;
         it is copied in read-only next to the harness. ``devices``: logical CPU devices this run
-        gets (XLA_FLAGS in its environment only)."""
+        gets (XLA_FLAGS in its environment only). The compilation cache is read-only in it."""
+        return self._cold(source, names, limits, calls, devices, self.cache, writable=False)
+
+    def warm_compile_cache(self, programs: list[compile_cache.PublicProgram],
+                           ceiling: Limits, concurrency: int = 1) -> compile_cache.Warmed:
+        """Warm this host's compilation cache with ``programs`` (the course's public ones),
+        each in a cold run of its own that writes only to a fresh staging folder."""
+        if self.cache is None:
+            return compile_cache.Warmed(0, 0, ())
+
+        def run_into(program: compile_cache.PublicProgram, staging: Path) -> bool:
+            out = self._cold(program.source, (), ceiling.for_devices(program.devices), None,
+                             program.devices, staging, writable=True)
+            return process.program_exit(out.status) == 0 and not out.timed_out
+
+        return compile_cache.warm(self.cache, programs, self.info().jax, run_into, self.base,
+                                  self.run_uid, concurrency)
+
+    def _cold(self, source: str, names: tuple[str, ...], limits: Limits, calls: bytes | None,
+              devices: int, cache: Path | None, *, writable: bool) -> process.RunOutcome:
         self._check_site()
         main_fd = _memfd("main.py", source.encode("utf-8"))
         filter_fd = _memfd("seccomp", seccomp.bpf_program())
@@ -75,10 +100,12 @@ class SandboxRunner:
                     python=self.config.python, workdir=None, harness=self.harness,
                     argv=["--names", ",".join(names), *extra, "--fd", str(fd),
                           f"{bwrap.WORK}/main.py"],
-                    env=bwrap.sandbox_env(self.config.platform, self.run_uid, devices),
+                    env=bwrap.sandbox_env(self.config.platform, self.run_uid, devices,
+                                          cache=_cache_mode(cache, writable)),
                     platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
                     seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
-                    packages=self.config.packages, calls_fd=calls_fd)
+                    packages=self.config.packages, calls_fd=calls_fd, cache=cache,
+                    cache_writable=writable)
 
             return process.run(make, limits=limits, cgroup_root=self.config.cgroup_root,
                                name_prefix=self.tag, pass_fds=fds,
@@ -125,6 +152,10 @@ class SandboxRunner:
                 f"the sandbox cannot run JAX on this host (exit {out.returncode}): "
                 f"{out.stderr.decode(errors='replace')[-800:]}; check that bubblewrap works "
                 f"and JAX_PLATFORMS={self.config.platform} suits this host") from exc
+
+
+def _cache_mode(cache: Path | None, writable: bool) -> str | None:
+    return None if cache is None else "write" if writable else "read"
 
 
 def _memfd(name: str, data: bytes) -> int:

@@ -100,9 +100,11 @@ class Zygote:
             argv += ["--worker-maps", "--init-uid", str(runner.run_uid - 1)]
         cmd = bwrap.command(python=runner.config.python, workdir=self.home,
                             harness=runner.harness, argv=argv,
-                            env=bwrap.sandbox_env(runner.config.platform, runner.run_uid),
+                            env=bwrap.sandbox_env(runner.config.platform, runner.run_uid,
+                                                  cache="read" if runner.cache else None),
                             platform=runner.config.platform, run_uid=runner.run_uid,
-                            zygote=ZYGOTE, packages=runner.config.packages)
+                            zygote=ZYGOTE, packages=runner.config.packages,
+                            cache=runner.cache)
         wrapper = ["/bin/sh", "-c", process.WRAPPER, "sh",
                    *[str(p) for p in leaf.procs_files], "--", "prlimit", "--core=0",
                    "--nofile=1024", "--", *cmd]

@@ -26,6 +26,7 @@ import shutil
 from pathlib import Path
 
 from course.devices import device_env
+from grader_worker import compile_cache
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.sandbox import site_view
 
@@ -81,7 +82,8 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
             env: dict[str, str], platform: str, run_uid: int | None, zygote: Path | None = None,
             main_fd: int | None = None, seccomp_fd: int | None = None,
             disk_bytes: int | None = None, packages: tuple[str, ...] = (),
-            calls_fd: int | None = None) -> list[str]:
+            calls_fd: int | None = None, cache: Path | None = None,
+            cache_writable: bool = False) -> list[str]:
     """The full argv: bwrap + (setpriv when root) + python -I harness + args (or, for the warm
     runner, python -I zygote, with the zygote bound next to the harness).
 
@@ -90,11 +92,15 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     ``seccomp_fd``: a descriptor bwrap reads the filter program from (``seccomp.bpf_program``).
     ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy, optax).
     ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
+    ``cache``: the host's JAX compilation cache, bound read-only at ``compile_cache.MOUNT``
+    (``cache_writable``: a warm-up's empty staging folder, bound writable there instead).
     """
     view = site_view.probe(python, site_packages(platform, packages))
     cmd = [bwrap_path(), *_namespaces(run_uid, zygote), *_system_binds(),
            *_private_mounts(disk_bytes), *_python_binds(python, view),
            *_home(workdir, main_fd, disk_bytes), *_grader_binds(harness, calls_fd, zygote)]
+    if cache is not None:
+        cmd += ["--bind" if cache_writable else "--ro-bind", str(cache), compile_cache.MOUNT]
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
@@ -207,10 +213,14 @@ def with_status_fd(cmd: list[str], fd: int) -> list[str]:
     return [cmd[0], "--json-status-fd", str(fd), *cmd[1:]]
 
 
-def sandbox_env(platform: str, run_uid: int | None, devices: int = 1) -> dict[str, str]:
+def sandbox_env(platform: str, run_uid: int | None, devices: int = 1,
+                cache: str | None = None) -> dict[str, str]:
     """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone but
-    the exercise: ``devices`` logical CPU devices, ``course.devices``)."""
+    the exercise: ``devices`` logical CPU devices, ``course.devices``). ``cache``: "read" (a
+    graded run with the compilation cache bound) or "write" (a warm-up), else none."""
+    settings = {"read": compile_cache.read_env, "write": compile_cache.write_env}
     return {
+        **(settings[cache]() if cache else {}),
         **device_env(devices),
         "JAX_PLATFORMS": platform,
         "HOME": WORK,

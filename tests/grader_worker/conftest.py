@@ -49,7 +49,8 @@ def course_pool(tmp_path_factory: pytest.TempPathFactory) -> CoursePool:
     real `pathways seed-pool --per-variant 1 --variants 1` with warm runs, as a worker runs
     them: every exercise's reference runs once in the deployed sandbox, and the queue tests
     grade from a copy (grader_helpers.drawing_from) with one sandboxed run a submission
-    instead of two. Filled once per test run: pytest-xdist's workers share the run's base
+    instead of two, reading the compilation cache the command warmed with the course's public
+    programs first. Filled once per test run: pytest-xdist's workers share the run's base
     folder (the parent of each one's own) and take turns under a lock there."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):

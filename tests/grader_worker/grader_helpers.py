@@ -101,7 +101,9 @@ def worker_env(var_dir: Path, prefix: str, redis_url: str | None = None,
 
 def drawing_from(env: dict[str, str], pool: Path) -> dict[str, str]:
     """``env`` with a copy of ``pool`` (conftest's ``course_pool``) as the worker's seed pool,
-    drawn from at one entry a key: a submission of an exercise it holds takes one run."""
+    drawn from at one entry a key: a submission of an exercise it holds takes one run. Its
+    runs read the compilation cache `pathways seed-pool` warmed beside the pool (read-only in
+    every run, so workers can share it)."""
     import sqlite3
 
     folder = Path(env["PATHWAYS_VAR_DIR"]) / "grader"
@@ -113,7 +115,8 @@ def drawing_from(env: dict[str, str], pool: Path) -> dict[str, str]:
         source.close()
         copy.close()
     (folder / "seed-pool.sqlite").chmod(0o600)
-    return {**env, "PATHWAYS_GRADER_SEED_POOL_SIZE": "1"}
+    return {**env, "PATHWAYS_GRADER_SEED_POOL_SIZE": "1",
+            "PATHWAYS_GRADER_COMPILE_CACHE": str(pool.parent / "compile-cache")}
 
 
 def start_worker(env: dict[str, str], log: Path, concurrency: int = 2):  # noqa: ANN201

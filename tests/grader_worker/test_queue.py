@@ -31,6 +31,7 @@ from course import load_course, submission_for
 from course.checks import hardcoded_source, load_suite, read_values
 from course.checks.grading import Prepared, judge, prepare, score
 from course.variants import variant_space
+from grader_worker.compile_cache import public_programs
 from grader_worker.config import load_config
 from grader_worker.seedpool.store import calls_digest
 from grader_worker.target import GradingTarget
@@ -163,6 +164,12 @@ def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
                          target.reference(variant))
         failed = [f"{o.name}: {o.feedback}" for o in outcomes if o.status != "passed"]
         assert not failed and score(outcomes) > 0, (exercise_id, failed)
+    # Before the references, the command warmed the host's compilation cache with every
+    # public program (each lesson's main.py, each project's starter), all cleanly.
+    programs = len(public_programs(course))
+    cache = course_pool.path.parent / "compile-cache"
+    assert f"compile cache {cache}: {programs} public programs run, +" in course_pool.output
+    assert len(list((cache / ".warmed").iterdir())) == programs
 
 
 @pytest.mark.slow
