@@ -8,6 +8,8 @@
 # every process it started (xdist workers, the fork server, servers, browsers), not only it.
 # PATHWAYS_TEST_RESULTS: the folder of the JUnit files and the content log (var/test-results);
 # PATHWAYS_TEST_SUITE: what the workers run (tests; tests/scripts runs a sleeper through it).
+# PATHWAYS_CHECK_JAX_CACHE: the course tools' shared compilation cache (default: a fresh
+# $results/jax-cache).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PATHWAYS_TEST_PYTHON:-.venv/bin/python}
@@ -28,6 +30,13 @@ trap 'stop_tests; exit 130' INT
 trap 'stop_tests; exit 129' HUP
 results=${PATHWAYS_TEST_RESULTS:-var/test-results}
 mkdir -p "$results"
+# One JAX compilation cache for every course tool the tests run (`course check`'s programs,
+# the build's notebook kernels), fresh each run: course.tools.execute.JAX_CACHE_ENV.
+if [ -z "${PATHWAYS_CHECK_JAX_CACHE:-}" ]; then
+  rm -rf "$results/jax-cache"
+  export PATHWAYS_CHECK_JAX_CACHE="$PWD/$results/jax-cache"
+  case "$results" in /*) PATHWAYS_CHECK_JAX_CACHE="$results/jax-cache";; esac
+fi
 if [ $# -gt 0 ]; then
   # The slowest tests in every log, so CI time is watched where it is spent.
   setsid "$PY" -m pytest --durations=25 "$@" &

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from course.errors import CourseError
 from course.model import Lesson
+from course.tools.execute import kept_cache_env
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -112,9 +114,11 @@ def execute_lesson_notebook(lesson: Lesson) -> bytes:
                                 resources={"metadata": {"path": scratch}})
         # Its own event loop, closed here: a build runs notebooks in worker threads, where
         # nbclient's run_sync would leave a loop (and the kernel's sockets) open per thread.
+        # The kernel shares the compilation cache an author keeps for `course check`, if any.
+        env = {**os.environ, **kept_cache_env()}
         loop = asyncio.new_event_loop()
         try:
-            loop.run_until_complete(client.async_execute())
+            loop.run_until_complete(client.async_execute(env=env))
         except CellExecutionError as exc:
             raise NotebookError(
                 f"{lesson.relpath}: the lesson notebook failed while executing: "

@@ -59,11 +59,21 @@ def jax_cache_env(folder: str) -> dict[str, str]:
             "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
 
 
+def kept_cache_env() -> dict[str, str]:
+    """The settings of the compilation cache ``JAX_CACHE_ENV`` names to keep, if it names one
+    (an author's, or the test suite's): the build's notebook kernels share it with checks."""
+    chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
+    if not chosen or chosen.lower() == "off":
+        return {}
+    Path(chosen).mkdir(parents=True, exist_ok=True)
+    return jax_cache_env(chosen)
+
+
 @contextmanager
 def compile_cache(env: dict[str, str]) -> Iterator[dict[str, str]]:
     """``env`` with a compilation cache shared by the runs inside (``JAX_CACHE_ENV``). Only
-    for trusted code (the course's own programs and checks): the grader never shares one
-    between runs (docs/SANDBOX.md), where it would carry one learner's executables into
+    for trusted code (the course's own programs and checks): the grader shares none that a
+    run can write (docs/SANDBOX.md), where one would carry one learner's executables into
     another's run and the references' executables into the sandbox."""
     chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
     if chosen.lower() == "off":

@@ -141,6 +141,22 @@ def test_notebooks_are_valid_and_executed(built: Built) -> None:
         assert printed.strip(), f"{lesson.id}: no cell printed anything"
 
 
+def test_a_notebook_kernel_shares_the_kept_compilation_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With PATHWAYS_CHECK_JAX_CACHE naming a folder, a lesson notebook's kernel compiles into
+    it (and reads it), as `course check`'s runs do."""
+    from course.build.notebooks import execute_lesson_notebook
+    from course.tools.execute import JAX_CACHE_ENV
+
+    monkeypatch.setenv(JAX_CACHE_ENV, str(tmp_path / "jax-cache"))
+    lesson = load_course().lessons()[0]
+    nb = nbformat.reads(execute_lesson_notebook(lesson).decode(), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert [p.name for p in (tmp_path / "jax-cache").iterdir() if p.name.startswith("jit_")]
+
+
 def test_exercise_downloads_hold_main_and_every_starter(built: Built) -> None:
     for lesson in built.course.lessons():
         script = (built.out / "exercises" / f"{lesson.id}.py").read_text()
