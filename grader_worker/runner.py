@@ -52,11 +52,8 @@ class SandboxRunner:
         self.base = Path(tempfile.mkdtemp(prefix=self.tag))
         os.chmod(self.base, 0o711)
         self._info: SandboxInfo | None = None
-        self.cache = config.compile_cache
+        self.cache = _usable_cache(config.compile_cache)
         """The compilation cache every run reads (compile_cache.py), made here if missing."""
-        if self.cache is not None:
-            self.cache.mkdir(mode=0o755, parents=True, exist_ok=True)
-            self.cache = self.cache.resolve()
 
     def close(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -152,6 +149,21 @@ class SandboxRunner:
                 f"the sandbox cannot run JAX on this host (exit {out.returncode}): "
                 f"{out.stderr.decode(errors='replace')[-800:]}; check that bubblewrap works "
                 f"and JAX_PLATFORMS={self.config.platform} suits this host") from exc
+
+
+def _usable_cache(folder: Path | None) -> Path | None:
+    """``folder``, made if missing; None (runs compile everything) when it cannot be made or
+    read: like the seed pool, the cache only ever saves time."""
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+        os.listdir(folder)
+    except OSError as exc:
+        logger.warning("compilation cache unusable; runs compile everything themselves",
+                       extra={"folder": str(folder), "error": str(exc)})
+        return None
+    return folder.resolve()
 
 
 def _cache_mode(cache: Path | None, writable: bool) -> str | None:

@@ -135,3 +135,24 @@ def test_a_lessons_submission_reads_what_the_lessons_main_py_compiled(cached_run
                      (), Limits())
     stdout = out.stdout.decode()
     assert int(stdout.split("hits ", 1)[1].split()[0]) >= warmed.entries // 2, stdout
+
+
+def test_a_cache_folder_that_cannot_be_made_leaves_runs_compiling_themselves(
+        tmp_path: Path) -> None:
+    """Like the seed pool, the cache only saves time: an unusable folder is logged and runs go
+    without it (no bind, no cache settings), instead of the worker failing to start."""
+    (tmp_path / "a-file").write_text("")
+    config = load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "var"),
+                          "PATHWAYS_GRADER_COMPILE_CACHE": str(tmp_path / "a-file" / "cache")})
+    runner = SandboxRunner(config, HARNESS_PATH)
+    try:
+        assert runner.cache is None
+        assert runner.warm_compile_cache([PublicProgram("x", PUBLIC, 1)], Limits()).programs == 0
+    finally:
+        runner.close()
+    off = SandboxRunner(load_config({"PATHWAYS_VAR_DIR": str(tmp_path / "var"),
+                                     "PATHWAYS_GRADER_COMPILE_CACHE": "off"}), HARNESS_PATH)
+    try:
+        assert off.cache is None and not (tmp_path / "var" / "grader" / "compile-cache").exists()
+    finally:
+        off.close()
