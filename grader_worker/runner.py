@@ -97,8 +97,7 @@ class SandboxRunner:
                     python=self.config.python, workdir=None, harness=self.harness,
                     argv=["--names", ",".join(names), *extra, "--fd", str(fd),
                           f"{bwrap.WORK}/main.py"],
-                    env=bwrap.sandbox_env(self.config.platform, self.run_uid, devices,
-                                          cache=_cache_mode(cache, writable)),
+                    env=bwrap.sandbox_env(self.config.platform, self.run_uid, devices),
                     platform=self.config.platform, run_uid=self.run_uid, main_fd=main_fd,
                     seccomp_fd=filter_fd, disk_bytes=limits.disk_mb * 1024 * 1024,
                     packages=self.config.packages, calls_fd=calls_fd, cache=cache,
@@ -164,10 +163,6 @@ def _usable_cache(folder: Path | None) -> Path | None:
                        extra={"folder": str(folder), "error": str(exc)})
         return None
     return folder.resolve()
-
-
-def _cache_mode(cache: Path | None, writable: bool) -> str | None:
-    return None if cache is None else "write" if writable else "read"
 
 
 def _memfd(name: str, data: bytes) -> int:

@@ -100,8 +100,7 @@ class Zygote:
             argv += ["--worker-maps", "--init-uid", str(runner.run_uid - 1)]
         cmd = bwrap.command(python=runner.config.python, workdir=self.home,
                             harness=runner.harness, argv=argv,
-                            env=bwrap.sandbox_env(runner.config.platform, runner.run_uid,
-                                                  cache="read" if runner.cache else None),
+                            env=bwrap.sandbox_env(runner.config.platform, runner.run_uid),
                             platform=runner.config.platform, run_uid=runner.run_uid,
                             zygote=ZYGOTE, packages=runner.config.packages,
                             cache=runner.cache)

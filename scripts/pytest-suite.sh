@@ -33,9 +33,9 @@ mkdir -p "$results"
 # One JAX compilation cache for every course tool the tests run (`course check`'s programs,
 # the build's notebook kernels), fresh each run: course.tools.execute.JAX_CACHE_ENV.
 if [ -z "${PATHWAYS_CHECK_JAX_CACHE:-}" ]; then
-  rm -rf "$results/jax-cache"
-  export PATHWAYS_CHECK_JAX_CACHE="$PWD/$results/jax-cache"
-  case "$results" in /*) PATHWAYS_CHECK_JAX_CACHE="$results/jax-cache";; esac
+  case "$results" in /*) jax_cache=$results/jax-cache;; *) jax_cache=$PWD/$results/jax-cache;; esac
+  rm -rf "$jax_cache"
+  export PATHWAYS_CHECK_JAX_CACHE=$jax_cache
 fi
 if [ $# -gt 0 ]; then
   # The slowest tests in every log, so CI time is watched where it is spent.

@@ -59,11 +59,17 @@ def jax_cache_env(folder: str) -> dict[str, str]:
             "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
 
 
+def _chosen_cache() -> str:
+    """What ``JAX_CACHE_ENV`` says: "" (unset), "off", or a folder to keep."""
+    chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
+    return "off" if chosen.lower() == "off" else chosen
+
+
 def kept_cache_env() -> dict[str, str]:
     """The settings of the compilation cache ``JAX_CACHE_ENV`` names to keep, if it names one
     (an author's, or the test suite's): the build's notebook kernels share it with checks."""
-    chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
-    if not chosen or chosen.lower() == "off":
+    chosen = _chosen_cache()
+    if chosen in ("", "off"):
         return {}
     Path(chosen).mkdir(parents=True, exist_ok=True)
     return jax_cache_env(chosen)
@@ -75,13 +81,12 @@ def compile_cache(env: dict[str, str]) -> Iterator[dict[str, str]]:
     for trusted code (the course's own programs and checks): the grader shares none that a
     run can write (docs/SANDBOX.md), where one would carry one learner's executables into
     another's run and the references' executables into the sandbox."""
-    chosen = os.environ.get(JAX_CACHE_ENV, "").strip()
-    if chosen.lower() == "off":
+    if _chosen_cache() == "off":
         yield env
         return
-    if chosen:
-        Path(chosen).mkdir(parents=True, exist_ok=True)
-        yield {**env, **jax_cache_env(chosen)}
+    kept = kept_cache_env()
+    if kept:
+        yield {**env, **kept}
         return
     folder = tempfile.mkdtemp(prefix="pathways-jax-cache-")
     try:

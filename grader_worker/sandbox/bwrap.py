@@ -93,7 +93,8 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
     ``packages``: allowed besides ``site_view.DEFAULT_PACKAGES`` (jax, numpy, optax).
     ``calls_fd``: a function exercise's hidden inputs, copied read-only to /grader/calls.bin.
     ``cache``: the host's JAX compilation cache, bound read-only at ``compile_cache.MOUNT``
-    (``cache_writable``: a warm-up's empty staging folder, bound writable there instead).
+    with the settings that read it and never write (``cache_writable``: a warm-up's empty
+    staging folder, bound writable there, with the settings that write every compilation).
     """
     view = site_view.probe(python, site_packages(platform, packages))
     cmd = [bwrap_path(), *_namespaces(run_uid, zygote), *_system_binds(),
@@ -101,6 +102,8 @@ def command(*, python: str, workdir: Path | None, harness: Path, argv: list[str]
            *_home(workdir, main_fd, disk_bytes), *_grader_binds(harness, calls_fd, zygote)]
     if cache is not None:
         cmd += ["--bind" if cache_writable else "--ro-bind", str(cache), compile_cache.MOUNT]
+        env = {**env, **(compile_cache.write_env() if cache_writable
+                         else compile_cache.read_env())}
     if platform == "tpu":
         for pattern in TPU_DEVICES:
             for dev in glob.glob(pattern):
@@ -213,14 +216,11 @@ def with_status_fd(cmd: list[str], fd: int) -> list[str]:
     return [cmd[0], "--json-status-fd", str(fd), *cmd[1:]]
 
 
-def sandbox_env(platform: str, run_uid: int | None, devices: int = 1,
-                cache: str | None = None) -> dict[str, str]:
+def sandbox_env(platform: str, run_uid: int | None, devices: int = 1) -> dict[str, str]:
     """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone but
-    the exercise: ``devices`` logical CPU devices, ``course.devices``). ``cache``: "read" (a
-    graded run with the compilation cache bound) or "write" (a warm-up), else none."""
-    settings = {"read": compile_cache.read_env, "write": compile_cache.write_env}
+    the exercise: ``devices`` logical CPU devices, ``course.devices``; the compilation cache's
+    settings come with its mount, ``command``)."""
     return {
-        **(settings[cache]() if cache else {}),
         **device_env(devices),
         "JAX_PLATFORMS": platform,
         "HOME": WORK,
