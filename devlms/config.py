@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives import serialization
@@ -17,9 +18,20 @@ def new_private_key_pem() -> str:
                              serialization.NoEncryption()).decode()
 
 
-def public_pem(private_pem: str) -> str:
+@functools.lru_cache(maxsize=8)
+def private_key(private_pem: str) -> rsa.RSAPrivateKey:
+    """The loaded key: loading PEM text checks the RSA key (~15-30 ms of CPU, more than a
+    signature), so each key is loaded once per process, not for every token devlms signs or
+    checks (a restored or new key is a new PEM, a new entry)."""
     key = serialization.load_pem_private_key(private_pem.encode(), password=None)
-    return key.public_key().public_bytes(  # type: ignore[union-attr]
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ValueError("devlms signs with an RSA key")
+    return key
+
+
+@functools.lru_cache(maxsize=8)
+def public_pem(private_pem: str) -> str:
+    return private_key(private_pem).public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 

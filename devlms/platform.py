@@ -8,6 +8,7 @@ token request's client assertion must name our token URL as ``aud`` with an unus
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -28,7 +29,7 @@ from lti1p3platform.service_connector import (
     TPage,
 )
 
-from .config import DevLmsConfig
+from .config import DevLmsConfig, private_key, public_pem
 from .store import Store
 
 AUTO_POST = """<!doctype html><html><body>
@@ -58,7 +59,7 @@ class DevPlatformConf(LTI1P3PlatformConfAbstract):
     def get_registration_by_params(self, **kwargs: Any) -> Registration:
         cfg = self.cfg
         return (
-            Registration()
+            SigningRegistration()
             .set_iss(cfg.issuer)
             .set_client_id(cfg.client_id)
             .set_deployment_id(cfg.deployment_id)
@@ -66,15 +67,24 @@ class DevPlatformConf(LTI1P3PlatformConfAbstract):
             .set_deeplink_launch_url(cfg.tool_launch_url)
             .set_oidc_login_url(cfg.tool_login_url)
             .set_tool_key_set_url(cfg.tool_jwks_url)
-            .set_platform_private_key(cfg.private_key_pem)
-            .set_platform_public_key(_public(cfg.private_key_pem))
+            .set_platform_private_key(private_key(cfg.private_key_pem))  # type: ignore[arg-type]
+            .set_platform_public_key(public_pem(cfg.private_key_pem))
         )
 
 
-def _public(private_pem: str) -> str:
-    from .config import public_pem
+class SigningRegistration(Registration):
+    """lti1p3platform's registration, handed the loaded private key (``config.private_key``)
+    instead of its PEM text, which PyJWT would load again for every token signed. The kid is
+    the public key's thumbprint, the same as lti1p3platform derives from the private PEM."""
 
-    return public_pem(private_pem)
+    def get_kid(self) -> str | None:
+        public = self.get_platform_public_key()
+        return _kid(public) if public else None
+
+
+@functools.lru_cache(maxsize=8)
+def _kid(public: str) -> str | None:
+    return Registration.get_jwk(public).get("kid")
 
 
 def conf(cfg: DevLmsConfig) -> DevPlatformConf:

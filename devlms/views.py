@@ -202,13 +202,14 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 
 def _token_scopes() -> list[str]:
     """Scopes of the request's bearer token (signature checked with our key), or []."""
-    from .config import public_pem
+    from .config import private_key
 
     auth = request.headers.get("Authorization", "").split()
     if len(auth) != 2:
         return []
     try:
-        claims = jwt.decode(auth[1], public_pem(_cfg().private_key_pem), algorithms=["RS256"])
+        claims = jwt.decode(auth[1], private_key(_cfg().private_key_pem).public_key(),
+                            algorithms=["RS256"])
     except jwt.InvalidTokenError:
         return []
     return str(claims.get("scopes", "")).split()

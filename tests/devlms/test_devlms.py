@@ -240,3 +240,20 @@ def test_state_dir_keeps_key_links_and_scores_across_a_process_restart(lms, tmp_
         assert requests.get(cfg.url("/gradebook.json"), timeout=10).json()["lineitems"] == []
     finally:
         _stop(process)
+
+
+def test_signs_with_one_loaded_key_under_the_kid_it_publishes() -> None:
+    """Every registration devlms builds (one a request) signs with the key loaded once, not
+    its PEM text loaded again for every id_token and access token (devlms/config.py)."""
+    from devlms import DevLmsConfig
+    from devlms.platform import conf
+
+    cfg = DevLmsConfig("http://lms.test", "http://tool.test")
+    registrations = [conf(cfg).get_registration() for _ in range(3)]
+    loaded = [r.get_platform_private_key() for r in registrations]
+    assert all(key is loaded[0] for key in loaded) and not isinstance(loaded[0], str)
+    token = registrations[0].platform_encode_and_sign({"sub": "alice"}, expiration=60)
+    [published] = registrations[0].get_jwks()
+    assert jwt.get_unverified_header(token)["kid"] == published["kid"]
+    assert jwt.decode(token, registrations[1].get_platform_public_key(),
+                      algorithms=["RS256"])["sub"] == "alice"

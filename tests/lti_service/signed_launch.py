@@ -16,7 +16,7 @@ import jwt
 from lti1p3platform.registration import Registration
 
 from devlms.browser import Browser
-from devlms.config import INSTRUCTOR, LEARNER, public_pem
+from devlms.config import INSTRUCTOR, LEARNER, private_key, public_pem
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 __all__ = ["INSTRUCTOR", "LEARNER", "launch"]
@@ -51,7 +51,8 @@ def launch(stack: Any, *, sub: str, role: str, context_id: str, content_id: str,
         CLAIM + "custom": {"content_id": content_id},
     }
     kid = Registration.get_jwk(public_pem(cfg.private_key_pem))["kid"]
-    token = jwt.encode(body, cfg.private_key_pem, algorithm="RS256", headers={"kid": kid})
+    token = jwt.encode(body, private_key(cfg.private_key_pem), algorithm="RS256",
+                       headers={"kid": kid})
     r = browser.http.post(stack.tool_url + "/lti/launch", data={"id_token": token, "state": state},
                           allow_redirects=False, timeout=30)
     assert r.status_code == 302, r.text[:500]

@@ -25,7 +25,7 @@ from unit_launch import claims as unit_claims
 from unit_launch import login as unit_login
 
 from devlms.browser import Browser
-from devlms.config import new_private_key_pem, public_pem
+from devlms.config import new_private_key_pem, private_key, public_pem
 from lti_service.checkpoints.models import CheckpointAttempt
 from lti_service.core.extensions import state
 from lti_service.core.models import LmsContext, LmsUser, Placement
@@ -84,7 +84,7 @@ def platform_kid(stack) -> str:  # type: ignore[no-untyped-def]
 
 def sign(stack, body: dict[str, Any], *, key: str | None = None,  # type: ignore[no-untyped-def]
          kid: str | None = None) -> str:
-    return jwt.encode(body, key or stack.lms_config.private_key_pem, algorithm="RS256",
+    return jwt.encode(body, private_key(key or stack.lms_config.private_key_pem), algorithm="RS256",
                       headers={"kid": kid or platform_kid(stack)})
 
 
@@ -102,7 +102,7 @@ def crafted(platform: Platform, nonce: str) -> dict[str, Any]:
 
 def unit_sign(platform: Platform, body: dict[str, Any], *, key: str | None = None,
               kid: str | None = None) -> str:
-    return jwt.encode(body, key or platform.private_key_pem, algorithm="RS256",
+    return jwt.encode(body, private_key(key or platform.private_key_pem), algorithm="RS256",
                       headers={"kid": kid or platform.kid})
 
 

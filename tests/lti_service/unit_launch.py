@@ -23,7 +23,7 @@ import jwt
 from flask.testing import FlaskClient
 from lti1p3platform.registration import Registration
 
-from devlms.config import INSTRUCTOR, LEARNER, new_private_key_pem, public_pem
+from devlms.config import INSTRUCTOR, LEARNER, new_private_key_pem, private_key, public_pem
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 LAUNCH_URL = "http://localhost/lti/launch"
@@ -51,7 +51,7 @@ class Platform:
                 "deployment_ids": [self.deployment_id]}
 
     def sign(self, body: dict[str, Any]) -> str:
-        return jwt.encode(body, self.private_key_pem, algorithm="RS256",
+        return jwt.encode(body, private_key(self.private_key_pem), algorithm="RS256",
                           headers={"kid": self.kid})
 
 

@@ -6,6 +6,7 @@ kid in the JWT header always names the key in the JWKS.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import weakref
@@ -34,6 +35,18 @@ def new_key_pair() -> tuple[str, str]:
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     ).decode()
     return private_pem, public_pem
+
+
+@functools.lru_cache(maxsize=8)
+def signing_key(private_pem: str) -> rsa.RSAPrivateKey:
+    """The loaded key to sign with. Loading a PEM RSA key checks the key, ~15-30 ms of CPU
+    (several signatures' worth): PyJWT would do it on every token it signs when handed the
+    PEM text, so each key is loaded once per process (a rotated key is a new PEM, a new entry).
+    """
+    key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise ValueError("the tool's signing key is not an RSA key")
+    return key
 
 
 def public_jwk(public_pem: str) -> dict[str, Any]:

@@ -31,10 +31,12 @@ class DbRegistration(Registration):
     def _load_key(self) -> None:
         if self._tool_private_key is None:
             key = keys.current_key(self._session)
-            self.set_tool_private_key(key.private_pem)
+            # pylti1p3 only hands the key to PyJWT, which takes a loaded key as well as PEM
+            # text: loaded once per process (keys.signing_key), not once per signature.
+            self.set_tool_private_key(keys.signing_key(key.private_pem))  # type: ignore[arg-type]
             self.set_tool_public_key(key.public_pem)
 
-    def get_tool_private_key(self) -> str | None:
+    def get_tool_private_key(self) -> Any:  # an RSAPrivateKey, where pylti1p3 says str
         self._load_key()
         return super().get_tool_private_key()
 
