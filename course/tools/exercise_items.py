@@ -58,25 +58,31 @@ def _harness(code: str, suite: CheckSuite, calls: bytes | None, folder: Path,
 
 
 _REFERENCES: dict[str, tuple[CapturedValues, RunResult]] = {}
+_RUNNING: dict[str, threading.Lock] = {}
 _REFERENCES_LOCK = threading.Lock()
 
 
 def _reference(code: str, suite: CheckSuite, calls: bytes, folder: Path,
                timeout: float, devices: int = 1) -> tuple[CapturedValues, RunResult]:
     """The reference's values on ``calls``, run once per process: every item of one exercise
-    grades against the same (variant, seed) inputs. Only a clean run is kept, so a broken
+    grades against the same (variant, seed) inputs. An item that needs a reference another
+    item is running waits for that run (items start side by side: a project's solution and
+    starter would each run its training otherwise). Only a clean run is kept, so a broken
     reference is reported by every item that needs it."""
     key = hashlib.sha256(b"\0".join(
         [code.encode(), ",".join(suite.names).encode(), calls, str(devices).encode()])
     ).hexdigest()
     with _REFERENCES_LOCK:
-        found = _REFERENCES.get(key)
-    if found is not None:
-        return found
-    expected, run = _harness(code, suite, calls, folder, timeout, devices)
-    if suite.function is None or reference_problem(expected, suite.function) is None:
+        gate = _RUNNING.setdefault(key, threading.Lock())
+    with gate:
         with _REFERENCES_LOCK:
-            _REFERENCES[key] = expected, run
+            found = _REFERENCES.get(key)
+        if found is not None:
+            return found
+        expected, run = _harness(code, suite, calls, folder, timeout, devices)
+        if suite.function is None or reference_problem(expected, suite.function) is None:
+            with _REFERENCES_LOCK:
+                _REFERENCES[key] = expected, run
     return expected, run
 
 

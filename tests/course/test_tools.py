@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from course import cli as course_cli
 from course import load_course
 from course.cli import course
-from course.tools.checking import Item, run_item
+from course.submission import submission_for
+from course.tools import exercise_items
+from course.tools.checking import Item, run_item, run_items
 from tests.course.conftest import LESSON_04
 
 
@@ -160,6 +162,29 @@ def test_hardcoded_and_other_variant_answers_score_below_full(lesson04_course: P
         result = run_item(item(lesson04_course, kind, "mask-tail"))
         assert result.ok, result.detail
     assert "the {'n': 2} answer graded as {'n': 1} scores" in result.detail
+
+
+def test_items_side_by_side_share_one_run_of_their_reference(lesson04_course: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    """The starter and the hard-coded answer both grade against the first variant's reference
+    at the check's seed; started together, the second waits for the first's run of it."""
+    ran: list[str] = []
+    harness = exercise_items._harness
+
+    def counted(code: str, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        ran.append(code)
+        return harness(code, *args, **kwargs)
+
+    monkeypatch.setattr(exercise_items, "_harness", counted)
+    monkeypatch.setattr(exercise_items, "_REFERENCES", {})
+    items = [item(lesson04_course, kind, "mask-tail") for kind in ("starter", "hardcoded")]
+    results = run_items(items, workers=2)
+    assert all(r.ok for r in results), [r.detail for r in results]
+    lesson = items[0].lesson
+    exercise = next(e for e in lesson.exercises if e.slug == "mask-tail")
+    reference = submission_for(lesson, exercise,
+                               exercise.for_variant(exercise.variants[0]).solution_code)
+    assert ran.count(reference) == 1 and len(ran) == 3, len(ran)
 
 
 def test_one_lesson_can_be_worked_on_while_another_is_broken(content_copy: Path):
