@@ -295,17 +295,31 @@ def _limit_outcome(run: RunOutcome, limits: Limits) -> tuple[str, str] | None:
             "sleep or input()). It will be retried; it does not count as an attempt.")
     if run.timed_out:
         return "timeout", (f"Your program used its {limits.cpu_s} CPU seconds without "
-                           f"finishing within {limits.wall_s:g} seconds and was stopped. Look "
-                           "for an endless loop or a computation far larger than the exercise "
-                           "needs.")
+                           f"finishing within {limits.wall_s:g} seconds and was stopped. "
+                           + _look_for(run, limits))
     if _cpu_limit_hit(run, limits):
         return "timeout", (f"Your program used more than {limits.cpu_s} CPU seconds and was "
-                           "stopped. Look for an endless loop or a computation far larger "
-                           "than the exercise needs.")
+                           "stopped. " + _look_for(run, limits))
     if run.values_exceeded:
         return "sandbox_violation", ("Your program's values were too large to check; keep "
                                      "arrays small.")
     return None
+
+
+MEMORY_NOTED = 0.5
+"""A timed-out run that held this share of its memory limit is told so: the kernel's time
+making room for a program's new memory is its CPU time, so a program that allocates fast can
+run out of CPU before it reaches its memory limit (test_hostile's memory_bomb, on a host
+whose free memory is page cache)."""
+
+
+def _look_for(run: RunOutcome, limits: Limits) -> str:
+    held = (run.peak_memory_bytes or 0) / (1024 * 1024)
+    limit = min(limits.memory_mb, limits.data_mb)
+    if held >= MEMORY_NOTED * limit:
+        return (f"It held {held:.0f} MB of its {limit} MB memory limit by then: look for "
+                "arrays far larger than the exercise needs, kept alive in a loop.")
+    return ("Look for an endless loop or a computation far larger than the exercise needs.")
 
 
 def _cpu_spent(run: RunOutcome, limits: Limits) -> bool:

@@ -246,6 +246,7 @@ class Zygote:
             for r, _ in pipes.values():
                 os.close(r)
             out.oom_killed = group.oom_killed()
+            out.peak_memory_bytes = group.peak_memory_bytes()
             measured = group.cpu_seconds()  # the run's cgroup: every process, reaped or not
             if measured is not None:
                 out.cpu_s = measured

@@ -80,6 +80,17 @@ class RunCgroup:
         """Whether the kernel OOM-killed something in this run (the memory limit was hit)."""
         return self.oom_kills() > 0
 
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the run's processes held at once (v1 ``memory.max_usage_in_bytes``,
+        v2 ``memory.peak``; None on a kernel without it)."""
+        if self.oom_file is None:
+            return None
+        name = ("memory.peak" if self.oom_file.name == "memory.events"
+                else "memory.max_usage_in_bytes")
+        with contextlib.suppress(OSError, ValueError):
+            return int((self.oom_file.parent / name).read_text())
+        return None
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for procs in self.procs_files:

@@ -56,6 +56,8 @@ class RunOutcome:
     output_exceeded: bool = False
     values_exceeded: bool = False
     oom_killed: bool = False
+    peak_memory_bytes: int | None = None
+    """The run's cgroup's peak memory use (None when not measured)."""
     cgroup_version: int = 0
     wall_s: float = 0.0
     cpu_s: float | None = None
@@ -146,6 +148,7 @@ def run(make_cmd: Callable[[int], list[str]], *, limits: Limits, cgroup_root: st
         out.wall_s = time.monotonic() - start
         if group is not None:
             out.oom_killed = group.oom_killed()
+            out.peak_memory_bytes = group.peak_memory_bytes()
             out.cpu_s = group.cpu_seconds()
             group.remove()
     killed_by_us = out.timed_out or out.output_exceeded or out.values_exceeded

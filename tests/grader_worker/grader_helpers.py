@@ -27,6 +27,10 @@ others share the remaining threads meanwhile and a corpus lasts about one wall l
 CORPUS = sorted((HERE / "hostile").glob("*.py"),
                 key=lambda p: (LONGEST.index(p.name) if p.name in LONGEST else len(LONGEST),
                                p.name))
+TIMEOUT_SAYS = {"memory_bomb.py": "MB of its 768 MB memory limit",
+                "infinite_loop.py": "endless loop"}
+"""What a timeout's feedback says of the program: a memory bomb that ran out of CPU first
+(grading.MEMORY_NOTED) is told what it held, a loop is told to look for a loop."""
 TRUSTED_CPU_S = 2.0
 """Thread CPU seconds the trusted process may spend on one job, whatever the program did
 (today's figures are ~0.1 s; cleaning up after a learner once cost 7-14 s)."""
@@ -73,6 +77,8 @@ def assert_clear_failure(path: Path, result: GradingResult) -> None:
                                               result.stderr)
     assert result.score < result.max_score == 3.0
     assert result.feedback, "every outcome carries feedback"
+    if result.outcome == "timeout" and path.name in TIMEOUT_SAYS:
+        assert TIMEOUT_SAYS[path.name] in result.feedback, result.feedback
     assert CANARY not in result.stdout + result.stderr + result.feedback
     if result.outcome != "graded":
         assert result.score == 0.0

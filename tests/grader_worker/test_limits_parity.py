@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -149,6 +150,23 @@ def test_timeout_only_when_the_programs_own_cpu_reached_its_limit(any_runner) ->
     assert waited.timings.total_s < SHORT.wall_s + 10
     spun = run(SPINNERS, SPIN)  # killed at the wall clock, its cgroup's CPU past the limit
     assert spun.outcome == "timeout", (spun.outcome, spun.feedback)
+
+
+HELD = Limits(wall_s=30, cpu_s=4, memory_mb=1024, data_mb=768, pids=128)
+"""CPU time for the harness's JAX import and 450 MB of pages before the loop (2 s is not)."""
+
+
+def test_a_run_that_runs_out_of_cpu_holding_most_of_its_memory_is_told_so(
+        any_runner) -> None:  # noqa: ANN001
+    """The kernel's time finding a program room is the program's CPU time, so a memory bomb
+    can hit the CPU limit before its memory limit (on a host whose free memory is page cache):
+    its feedback says what it held, read from its cgroup, cold and warm."""
+    source = "import numpy as np\nkept = np.ones(450 * 2**20 // 8)\nwhile True:\n    pass\n"
+    held = grade(make_job(source), runner=any_runner, checks_for=lambda _: FIXTURE_CHECKS,
+                 ceiling=HELD)
+    assert held.outcome == "timeout", (held.outcome, held.feedback)
+    found = re.search(r"It held (\d+) MB of its 768 MB memory limit", held.feedback)
+    assert found and 450 <= int(found.group(1)) < 768, held.feedback
 
 
 def test_a_report_past_the_trusted_budget_ends_the_job_not_gradable(
