@@ -96,12 +96,16 @@ def compile_cache(env: dict[str, str]) -> Iterator[dict[str, str]]:
 
 
 def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S,
-               extra_env: dict[str, str] | None = None) -> RunResult:
+               extra_env: dict[str, str] | None = None, kept_cache: bool = True) -> RunResult:
     """``python *args`` in ``cwd``; output captured as text. Inside
     ``course.tools.forkserver.prewarmed(env)`` a script is forked from a process that has
-    imported JAX, and every run gets ``env``. ``extra_env`` is added for this run only."""
+    imported JAX, and every run gets ``env``; outside, a run on its own (one item checked,
+    a test's) shares the compilation cache ``JAX_CACHE_ENV`` names to keep, if any, unless
+    ``kept_cache`` is False (``course record``: what it records is a cold run's, first-call
+    timings included). ``extra_env`` is added for this run only."""
     server = forkserver.active()
-    env = {**(server.env if server is not None else child_env()), **(extra_env or {})}
+    own = {**child_env(), **(kept_cache_env() if kept_cache else {})}
+    env = {**(server.env if server is not None else own), **(extra_env or {})}
     if server is not None and args and not args[0].startswith("-"):
         forked = server.run(args, cwd, timeout, extra_env)
         if forked is not None:

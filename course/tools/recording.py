@@ -37,7 +37,7 @@ def sha256_of(path: Path) -> str:
 def record_receipt(lesson: Lesson, environment: dict,
                    timeout: float = DEFAULT_TIMEOUT_S) -> RecordResult:
     root = lesson.dir.parent.parent.parent
-    run = run_python([str(lesson.main_path)], cwd=root, timeout=timeout)
+    run = run_python([str(lesson.main_path)], cwd=root, timeout=timeout, kept_cache=False)
     if not run.ok:
         return RecordResult(lesson.id, "receipt", False, run.seconds,
                             f"code/main.py failed, receipt.json kept: {run.describe_failure()}")
@@ -55,7 +55,8 @@ def record_receipt(lesson: Lesson, environment: dict,
 
 def record_figure(lesson: Lesson, timeout: float = DEFAULT_TIMEOUT_S) -> RecordResult:
     figure = lesson.figure
-    run = run_python([str(figure.script_path)], cwd=figure.script_path.parent, timeout=timeout)
+    run = run_python([str(figure.script_path)], cwd=figure.script_path.parent, timeout=timeout,
+                     kept_cache=False)
     if not run.ok:
         return RecordResult(lesson.id, "figure", False, run.seconds,
                             f"figure/make_figure.py failed: {run.describe_failure()}")

@@ -45,3 +45,17 @@ def test_a_named_folder_is_kept_and_off_turns_it_off(tmp_path: Path,
     monkeypatch.setenv(JAX_CACHE_ENV, "off")
     with compile_cache({"A": "1"}) as env:
         assert env == {"A": "1"}
+
+
+def test_a_run_on_its_own_shares_the_kept_folder_and_a_recording_does_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One item checked (no fork server) compiles into and from the folder an author keeps;
+    `course record` runs cold (kept_cache=False): its first-call timings are a learner's."""
+    kept = tmp_path / "jax-cache"
+    monkeypatch.setenv(JAX_CACHE_ENV, str(kept))
+    script = tmp_path / "main.py"
+    script.write_text(PROGRAM)
+    recorded = run_python([str(script)], cwd=tmp_path, kept_cache=False)
+    assert recorded.ok and not (kept.exists() and any(kept.iterdir())), recorded.stderr[-800:]
+    alone = run_python([str(script)], cwd=tmp_path)
+    assert alone.ok and alone.stdout == recorded.stdout and any(kept.iterdir())
