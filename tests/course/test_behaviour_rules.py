@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from course import load_course, submission_for
+from course import submission_for
 from course.checks import (
     Call,
     CapturedCalls,
@@ -34,6 +34,7 @@ from course.checks.facts import FactsError, call_facts, report_facts
 from course.checks.forgery import forgery
 from course.checks.functions import find_function
 from course.checks.values import CallOutputs, CallResult, CapturedValue
+from tests.packaged import packaged_course
 
 TOOLS = hc.jax_tools()
 
@@ -240,7 +241,7 @@ def test_forgery_is_refused_with_the_line(line: str) -> None:
 
 
 def test_no_reference_or_lesson_program_is_taken_for_a_forgery() -> None:
-    course = load_course()
+    course = packaged_course()
     for lesson, exercise in course.gradables():
         for variant in exercise.variants or [{}]:
             code = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)

@@ -23,6 +23,7 @@ from course.build.builder import REQUIREMENTS
 from course.loader import CONTENT_ROOT
 from course.model import Course
 from course.render import STAGES
+from tests.packaged import packaged_course
 
 SOURCE = CONTENT_ROOT
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
@@ -149,7 +150,7 @@ def test_a_notebook_kernel_shares_the_kept_compilation_cache(
     from course.tools.execute import JAX_CACHE_ENV
 
     monkeypatch.setenv(JAX_CACHE_ENV, str(tmp_path / "jax-cache"))
-    lesson = load_course().lessons()[0]
+    lesson = packaged_course().lessons()[0]
     nb = nbformat.reads(execute_lesson_notebook(lesson).decode(), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)

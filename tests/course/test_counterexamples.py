@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course import load_course, submission_for
+from course import submission_for
 from course.checks import ChecksError
 from course.tools.checking import plan
 from course.tools.exercise_items import (
@@ -16,6 +16,7 @@ from course.tools.exercise_items import (
     learner_facing,
     read_counterexample,
 )
+from tests.packaged import packaged_course
 
 
 def test_check_titles_a_learner_reads_are_plain_sentences() -> None:
@@ -27,7 +28,7 @@ def test_check_titles_a_learner_reads_are_plain_sentences() -> None:
 
 
 def test_every_gradable_has_counterexamples_with_bounds_below_full() -> None:
-    course = load_course()
+    course = packaged_course()
     for _, exercise in course.gradables():
         found = counterexamples(exercise)
         assert found, f"{exercise.id} ships no counterexamples/*.py"
@@ -39,7 +40,7 @@ def test_every_gradable_has_counterexamples_with_bounds_below_full() -> None:
 
 
 def test_a_counterexample_declares_its_bound_and_why(tmp_path: Path) -> None:
-    _, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    _, exercise = packaged_course().exercise("arrays-04.exercise.mask-tail")
     path = tmp_path / "cheat.py"
     path.write_text("def mask_tail(x):\n    return x\n")
     with pytest.raises(ChecksError, match="max-score"):
@@ -56,7 +57,7 @@ def test_a_counterexample_declares_its_bound_and_why(tmp_path: Path) -> None:
 def test_an_answer_above_its_bound_fails_the_item(tmp_path: Path) -> None:
     """The reference graded as if it were a counterexample bounded at 5: the item fails and
     says by how much (what `course check` reports for a counterexample the checks reward)."""
-    lesson, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    lesson, exercise = packaged_course().exercise("arrays-04.exercise.mask-tail")
     variant = exercise.variants[0]
     program = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
     ok, detail, _ = at_most(lesson, exercise, tmp_path / "a", 120, program, "the reference",
@@ -70,7 +71,7 @@ def test_an_answer_above_its_bound_fails_the_item(tmp_path: Path) -> None:
 def test_every_gradable_has_a_starter_item_that_content_runs_grades() -> None:
     """Each exercise's and project's starter is graded by its `course check` item, which
     tests/course/test_content_runs.py runs for the whole course (not repeated here)."""
-    course = load_course()
+    course = packaged_course()
     starters = {(item.lesson.id, item.slug) for item in plan(course) if item.kind == "starter"}
     for lesson, exercise in course.gradables():
         assert (lesson.id, exercise.slug) in starters, exercise.id
@@ -80,6 +81,6 @@ def test_every_gradable_has_a_starter_item_that_content_runs_grades() -> None:
 def test_an_untouched_starter_scores_zero_with_plain_check_titles(tmp_path: Path) -> None:
     """What `course check`'s starter item proves: the unchanged starter scores 0 (a check it
     passes earns nothing), every check visible and titled in plain words."""
-    lesson, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    lesson, exercise = packaged_course().exercise("arrays-04.exercise.mask-tail")
     ok, detail, _ = check_starter(lesson, exercise, tmp_path, 120)
     assert ok and "scores 0/" in detail, detail

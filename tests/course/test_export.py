@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from course import load_course
 from course.export import ExportError, canvas_qti, cartridge, launch_url
 from course.export.cartridge import CARTRIDGE, CP, LOM
 from course.export.lti_links import BLTI, LTICC, LTICM
 from course.export.qti import QTI
 from course.model import Course
 from course.placeables import placeables
+from tests.packaged import packaged_course
 
 TOOL = "https://pathways.example.edu"
 NS = {"cp": CP, "lom": LOM, "blti": BLTI, "lticm": LTICM, "cc": LTICC, "q": QTI}
@@ -30,7 +30,7 @@ NS = {"cp": CP, "lom": LOM, "blti": BLTI, "lticm": LTICM, "cc": LTICC, "q": QTI}
 
 @pytest.fixture(scope="module")
 def course() -> Course:
-    return load_course()
+    return packaged_course()
 
 
 def content_ids(course: Course) -> set[str]:

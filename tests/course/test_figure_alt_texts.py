@@ -11,11 +11,11 @@ import math
 
 import pytest
 
-from course import load_course
+from tests.packaged import packaged_course
 
 
 def _lesson(lesson_id: str):
-    return next(x for x in load_course().lessons() if x.id == lesson_id)
+    return next(x for x in packaged_course().lessons() if x.id == lesson_id)
 
 
 def _alt_and_data(lesson_id: str) -> tuple[str, dict]:

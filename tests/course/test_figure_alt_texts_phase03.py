@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from course import load_course
+from tests.packaged import packaged_course
 
 
 def _alt_and_data(lesson_id: str) -> tuple[str, dict]:
-    lesson = next(x for x in load_course().lessons() if x.id == lesson_id)
+    lesson = next(x for x in packaged_course().lessons() if x.id == lesson_id)
     data = json.loads(lesson.figure.data_path.read_text(encoding="utf-8"))["data"]
     return " ".join(lesson.figure.alt.split()), data
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course import load_course, submission_for
+from course import submission_for
 from course.checks import (
     Call,
     FunctionExercise,
@@ -21,10 +21,11 @@ from course.checks import (
 from course.checks.functions import find_function
 from course.tools.checking import grade_submission
 from course.variants import is_variant, render, variant_for, variant_space
+from tests.packaged import packaged_course
 
 
 def _grade(exercise_id: str, body: str, tmp: Path, variant: dict | None = None):  # noqa: ANN202
-    lesson, exercise = load_course().exercise(exercise_id)
+    lesson, exercise = packaged_course().exercise(exercise_id)
     outcomes, _, _ = grade_submission(submission_for(lesson, exercise, body), exercise, tmp, 120,
                                       lesson=lesson, variant=variant)
     return {o.name: o for o in outcomes}, exercise
@@ -66,7 +67,7 @@ def test_a_correct_directional_check_written_another_way_gets_full_marks(tmp_pat
             "def directional_check(w, v):\n"
             "    autodiff = jax.jvp(wavy, (w,), (v,))[1]\n"
             "    return autodiff, (wavy(w + 1e-3 * v) - wavy(w - 1e-3 * v)) / 2e-3\n")
-    _, exercise = load_course().exercise("transforms-02.exercise.directional-check")
+    _, exercise = packaged_course().exercise("transforms-02.exercise.directional-check")
     outcomes, _ = _grade(exercise.id, body, tmp_path)
     assert _failed(outcomes) == {}
 
@@ -96,7 +97,7 @@ def test_plain_python_lists_fail_the_kind_of_value_check(tmp_path: Path):
 
 @pytest.mark.slow
 def test_three_line_file_without_the_lesson_code_scores_nothing_useful(tmp_path: Path):
-    lesson, exercise = load_course().exercise("arrays-04.exercise.mask-tail")
+    lesson, exercise = packaged_course().exercise("arrays-04.exercise.mask-tail")
     cheat = ("import jax.numpy as jnp\nx = jnp.array([1., 2., 3., 4.])\n"
              "masked = jnp.array([1., 2., 0., 0.])\n")
     outcomes, _, _ = grade_submission(cheat, exercise, tmp_path, 120, lesson=lesson)

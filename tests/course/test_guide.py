@@ -11,6 +11,7 @@ from test_render import parse
 
 from course import ContentError, load_course
 from course.render import guide_html, markdown
+from tests.packaged import packaged_course
 
 
 def _phase(course, phase_id: str):
@@ -23,7 +24,7 @@ def _text(html: str) -> str:
 
 @pytest.mark.parametrize("phase_id", ["02-transformations", "03-randomness"])
 def test_guide_has_how_to_study_checkpoint_map_and_self_check(phase_id: str) -> None:
-    phase = _phase(load_course(), phase_id)
+    phase = _phase(packaged_course(), phase_id)
     links = {lesson.id: f"../lessons/{lesson.id}.html" for lesson in phase.lessons}
     html = guide_html(phase, lessons=links)
     text = _text(html)
@@ -45,7 +46,7 @@ def test_guide_has_how_to_study_checkpoint_map_and_self_check(phase_id: str) -> 
 
 
 def test_a_guide_without_study_notes_leaves_those_sections_out() -> None:
-    phase = _phase(load_course(), "01-arrays")
+    phase = _phase(packaged_course(), "01-arrays")
     assert phase.how_to_study == () and phase.self_check == ()
     text = _text(guide_html(phase))
     assert "How to study" not in text and "Self-check" not in text

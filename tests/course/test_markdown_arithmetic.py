@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from course.loader import load_course
 from course.render import markdown
+from tests.packaged import packaged_course
 
 
 @pytest.mark.parametrize(("text", "shown"), [
@@ -27,7 +27,7 @@ def test_emphasis_as_written_is_still_emphasis() -> None:
 
 
 def test_the_course_plan_step_with_arithmetic_renders_as_written() -> None:
-    course = load_course()
+    course = packaged_course()
     steps = [step for _, ex in course.exercises() for step in ex.plan if "0.5*20" in step]
     assert steps, "the content this test reads has the plan step of issue 24"
     for step in steps:

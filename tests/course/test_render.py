@@ -23,6 +23,7 @@ from course.model import (
     Section,
 )
 from course.render import STAGES, LessonLinks, RenderError, lesson_html, stylesheet
+from tests.packaged import packaged_course
 
 VOID = {"input", "img", "br", "hr", "meta", "link", "mspace", "none", "mprescripts"}
 
@@ -239,10 +240,9 @@ def test_stylesheet_has_light_and_dark_themes_and_toggle() -> None:
 
 
 def test_every_real_lesson_and_the_project_render() -> None:
-    from course import load_course
     from course.render import project_html
 
-    course = load_course()
+    course = packaged_course()
     for lesson in course.lessons():
         html = lesson_html(lesson, links=LINKS)
         tree = parse(html)

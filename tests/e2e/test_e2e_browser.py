@@ -19,9 +19,10 @@ import pytest
 import requests
 from course_answers import right_choice
 
-from course import load_course, submission_for
+from course import submission_for
 from devlms.browser import Browser
 from lti_service.submissions.panel import graded_file
+from tests.packaged import packaged_course
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +34,7 @@ PLACED = [LESSON, CHECKPOINT, EXERCISE, PROJECT]
 
 
 def exercise_points(content_id: str = EXERCISE) -> float:
-    found = load_course().exercise(content_id)
+    found = packaged_course().exercise(content_id)
     assert found is not None, f"{content_id} is not in the course"
     return found[1].max_points
 
@@ -41,7 +42,7 @@ def exercise_points(content_id: str = EXERCISE) -> float:
 def solution_file(tmp_path: Path, frame) -> Path:  # type: ignore[no-untyped-def]
     """The reference solution in the variant the learner's page shows (its starter), as the
     whole main.py a learner uploads (CONTRACTS.md 2)."""
-    course = load_course()
+    course = packaged_course()
     found = course.exercise(EXERCISE)
     assert found is not None, f"{EXERCISE} is not in the course"
     lesson, exercise = found
@@ -192,7 +193,7 @@ def test_second_learner_sees_none_of_the_first_ones_work(local_stack, open_brows
     history = frame.locator("#history").inner_text()
     assert "No attempts yet." in history and frame.locator("article.attempt").count() == 0
     # The box holds the starter, never another learner's upload.
-    found = load_course().exercise(EXERCISE)
+    found = packaged_course().exercise(EXERCISE)
     assert found is not None
     assert "mask_tail(x):\n    return x.at" not in frame.locator("#source").input_value()
     frame = launch(bob, local_stack, CHECKPOINT, "bob")
@@ -291,7 +292,7 @@ def test_project_model_py_is_graded_by_hidden_stage_checks(local_stack, open_bro
     """The arrays-audit project from the LMS: the learner uploads their model.py, the hidden
     stage checks call its functions on hidden batches, and the score reaches the gradebook."""
     ensure_placed(local_stack)
-    found = load_course().exercise(PROJECT)
+    found = packaged_course().exercise(PROJECT)
     assert found is not None
     project = found[1]
     model = tmp_path / "model.py"

@@ -16,6 +16,7 @@ from grader_worker.limits import PER_DEVICE, Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.warm import WarmRunner
 from grading_contract.result import GradingResult
+from tests.packaged import packaged_course
 
 CHECKS = HERE / "fixtures" / "devices_checks.py"
 # No XLA_FLAGS of its own: whatever devices it has, the grader gave it.
@@ -82,11 +83,11 @@ def test_a_phase_04_exercise_is_graded_on_its_devices_through_the_course(
     an answer that never splits the array loses the layout's points."""
     import time
 
-    from course import load_course, submission_for
+    from course import submission_for
     from grader_worker.worker import course_checks_resolver
     from grading_contract.job import Job
 
-    lesson, exercise = load_course().exercise("parallel-01.exercise.spread")
+    lesson, exercise = packaged_course().exercise("parallel-01.exercise.spread")
     assert exercise.devices == 8
     resolve = course_checks_resolver(None)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import time
 
-from course import load_course, submission_for
+from course import submission_for
 from grader_worker.grading import grade
 from grader_worker.runner import SandboxRunner
 from grader_worker.worker import course_checks_resolver
 from grading_contract.job import Job
+from tests.packaged import packaged_course
 
 EXERCISE = "arrays-04.exercise.matrix-column"
 
@@ -20,7 +21,7 @@ def _job(source: str, variant: dict, checks_hash: str = "") -> Job:
 
 def test_reference_in_its_variant_scores_full_and_the_result_says_what_graded_it(
         runner: SandboxRunner) -> None:
-    course = load_course()
+    course = packaged_course()
     lesson, exercise = course.exercise(EXERCISE)
     variant = exercise.variants[2]
     source = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from course import load_course, submission_for
+from course import submission_for
 from course.checks import HARNESS_PATH
 from grader_worker.compile_cache import PublicProgram, adopt, public_programs
 from grader_worker.config import load_config
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.warm import WarmRunner
+from tests.packaged import packaged_course
 
 ENTRY = "jit_add-" + "ab" * 32 + "-cache"
 PUBLIC = ("import jax.numpy as jnp\n"
@@ -66,7 +67,7 @@ def test_adopt_takes_only_plain_jax_entries_of_bounded_size(tmp_path: Path) -> N
 def test_only_what_every_learner_has_is_warmed() -> None:
     """Each lesson's main.py on each device count its exercises use, each project's starter;
     never a reference solution, hidden check or counterexample (an answer key)."""
-    course = load_course()
+    course = packaged_course()
     programs = public_programs(course)
     sources = {(p.source, p.devices) for p in programs}
     assert len(sources) == len(programs)
@@ -122,7 +123,7 @@ def test_a_warmed_public_program_is_read_by_runs_that_cannot_write(cached_runner
 def test_a_lessons_submission_reads_what_the_lessons_main_py_compiled(cached_runner) -> None:
     """With the course's own programs: after warming a lesson's main.py, a learner's whole
     main.py for its exercise (main.py, then their function) compiles less itself."""
-    course = load_course()
+    course = packaged_course()
     lesson, exercise = course.exercise("arrays-04.exercise.mask-tail")
     runner: SandboxRunner = cached_runner
     warmed = runner.warm_compile_cache(

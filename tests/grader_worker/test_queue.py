@@ -38,6 +38,7 @@ from grader_worker.target import GradingTarget
 from grader_worker.worker import course_checks_resolver
 from grading_contract.queues import Queues
 from grading_contract.result import result_from_dict
+from tests.packaged import packaged_course
 
 
 def _sample(course) -> set[str]:  # noqa: ANN001
@@ -145,7 +146,7 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
 @pytest.mark.slow
 def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
         course_pool: CoursePool) -> None:
-    course = load_course()
+    course = packaged_course()
     checks_for = course_checks_resolver(None)
     with sqlite3.connect(course_pool.path) as db:
         (rows,) = db.execute("SELECT COUNT(*) FROM pool").fetchone()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 
-from course import load_course, submission_for
+from course import submission_for
 from grader_worker.grading import RUN_CHECK, grade
 from grader_worker.runner import SandboxRunner
 from grader_worker.worker import course_checks_resolver
 from grading_contract.job import Job, parse_job
 from grading_contract.result import ResultSchema
+from tests.packaged import packaged_course
 
 EXERCISE = "arrays-04.exercise.mask-tail"
 
@@ -21,7 +22,7 @@ def _run(source: str, variant: dict) -> Job:
 
 def test_a_run_shows_output_and_only_its_own_check_and_scores_nothing(
         runner: SandboxRunner) -> None:
-    course = load_course()
+    course = packaged_course()
     lesson, exercise = course.exercise(EXERCISE)
     variant = exercise.variants[0]
     mine = exercise.for_variant(variant)
@@ -37,7 +38,7 @@ def test_a_run_shows_output_and_only_its_own_check_and_scores_nothing(
 
 
 def test_a_run_checks_the_function_on_the_lessons_example_only(runner: SandboxRunner) -> None:
-    course = load_course()
+    course = packaged_course()
     lesson, exercise = course.exercise(EXERCISE)
     source = submission_for(lesson, exercise, "def mask_tail(x):\n    return x\n")
     result = grade(_run(source, exercise.variants[0]), runner=runner,
@@ -51,7 +52,7 @@ def test_a_run_checks_the_function_on_the_lessons_example_only(runner: SandboxRu
 
 
 def test_a_run_that_crashes_says_so_with_the_error(runner: SandboxRunner) -> None:
-    course = load_course()
+    course = packaged_course()
     lesson, exercise = course.exercise(EXERCISE)
     source = submission_for(lesson, exercise, "raise ValueError('boom')\n")
     result = grade(_run(source, {}), runner=runner, checks_for=course_checks_resolver(None))

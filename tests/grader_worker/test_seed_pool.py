@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from course import load_course, submission_for
+from course import submission_for
 from course.checks import load_suite, read_values
 from grader_worker.config import load_config
 from grader_worker.grading import VISIBLE_PREFIX, grade
@@ -25,6 +25,7 @@ from grader_worker.runner import SandboxRunner
 from grader_worker.seedpool import PoolKey, SeedPool
 from grading_contract.job import Job
 from grading_contract.result import GradingResult
+from tests.packaged import packaged_course
 
 EXERCISE = "arrays-04.exercise.matrix-column"
 KEY = PoolKey("v1", EXERCISE, {"value": 0.5}, "c" * 64, "cpu", "0.10.2", 1)
@@ -113,7 +114,7 @@ def test_the_worker_configuration_names_the_pool(tmp_path: Path) -> None:
 # -- grading from the pool, in the real sandbox ---------------------------------------------
 
 def _sources() -> tuple[dict[str, Any], str, str]:
-    lesson, exercise = load_course().exercise(EXERCISE)
+    lesson, exercise = packaged_course().exercise(EXERCISE)
     variant = exercise.variants[1]
     solution = submission_for(lesson, exercise, exercise.for_variant(variant).solution_code)
     wrong = solution.replace("matrix.at[:, -1].set(", "matrix.at[:, -1].add(")
@@ -226,7 +227,7 @@ def _assert_no_pooled_output_shown(result: GradingResult, pool: SeedPool,
     the result outside the learner's own stdout and stderr."""
     shown = json.dumps({k: v for k, v in result.to_dict().items() if k not in ("stdout",
                                                                                "stderr")})
-    lesson, exercise = load_course().exercise(EXERCISE)
+    lesson, exercise = packaged_course().exercise(EXERCISE)
     suite = load_suite(exercise.checks_path)
     printed = [float(n) for n in re.findall(r"-?\d+\.\d{4,}", shown)]  # drawn floats only
     with sqlite3.connect(pool.path) as db:

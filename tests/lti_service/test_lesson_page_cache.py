@@ -8,13 +8,13 @@ from dataclasses import replace
 
 import pytest
 
-from course import load_course
 from lti_service.learner.service import page
+from tests.packaged import packaged_course
 
 
 @pytest.fixture(scope="module")
 def lesson():
-    return load_course().lesson("arrays-04")
+    return packaged_course().lesson("arrays-04")
 
 
 def test_cached_body_equals_a_fresh_render_for_each_token(lesson) -> None:

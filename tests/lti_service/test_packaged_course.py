@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 from lti_stack import build_stack
 
-from course import ContentError, load_course
+from course import ContentError
 from devlms.browser import Browser
 from lti_service.core.extensions import state
+from tests.packaged import packaged_course
 
 
 def test_real_lesson_in_the_lms(sqlite_url: str, tmp_path: Path) -> None:
     try:
-        course = load_course()
+        course = packaged_course()
     except ContentError as exc:  # the content's own tests report it; nothing to serve here
         pytest.skip(f"course content does not load yet: {str(exc).splitlines()[0]}")
     lesson = course.lessons()[0]
