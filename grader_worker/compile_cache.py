@@ -91,36 +91,40 @@ class Warmed:
     they are run again by the next warm-up)."""
 
 
-RunInto = Callable[[PublicProgram, Path], bool]
-"""Runs a program in a sandbox with ``staging`` writable at MOUNT; True when it ended cleanly."""
+RunAll = Callable[[list[PublicProgram], Path], list[bool]]
+"""Runs programs one after another with ``staging`` writable at MOUNT (a cold sandbox each,
+or runs forked from one warm parent whose mount it is); for each, whether it ended cleanly."""
 
 
-def warm(cache: Path, programs: list[PublicProgram], jax_version: str, run_into: RunInto,
+def warm(cache: Path, programs: list[PublicProgram], jax_version: str, run_all: RunAll,
          staging_parent: Path, owner: int | None = None, concurrency: int = 1) -> Warmed:
-    """Warm ``cache`` with each program not yet marked there, ``concurrency`` at a time, each
-    in a fresh staging folder (owned by ``owner``, the runs' uid, when the worker is root)."""
+    """Warm ``cache`` with each program not yet marked there: the programs are dealt into
+    ``concurrency`` shares, run side by side, each share into a fresh staging folder of its
+    own (owned by ``owner``, the runs' uid, when the worker is root) adopted when it ends."""
     marks = cache / MARKS
     marks.mkdir(parents=True, exist_ok=True)
     todo = [p for p in programs if not (marks / p.digest(jax_version)).exists()]
+    shares = [todo[i::concurrency] for i in range(max(1, concurrency)) if todo[i::concurrency]]
 
-    def one(program: PublicProgram) -> tuple[bool, int]:
+    def one(share: list[PublicProgram]) -> tuple[list[bool], int]:
         staging = Path(tempfile.mkdtemp(prefix="jax-cache-", dir=staging_parent))
         try:
             if owner is not None:
                 os.chown(staging, owner, owner)
-            clean = run_into(program, staging)
-            added = adopt(staging, cache)
+            clean = run_all(share, staging)
+            added = adopt(staging, cache, max_entries=MAX_ENTRIES_PER_PROGRAM * len(share))
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        if clean:  # one that failed is tried again by the next warm-up
-            (marks / program.digest(jax_version)).touch()
+        for program, ok in zip(share, clean, strict=True):
+            if ok:  # one that failed is tried again by the next warm-up
+                (marks / program.digest(jax_version)).touch()
         return clean, added
 
-    with ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="warm-cache") as pool:
-        done = list(pool.map(one, todo))
-    return Warmed(len(todo), sum(added for _, added in done),
-                  tuple(p.name for p, (clean, _) in zip(todo, done, strict=True)
-                        if not clean))
+    with ThreadPoolExecutor(max(1, len(shares)), thread_name_prefix="warm-cache") as pool:
+        done = list(pool.map(one, shares))
+    failed = [p.name for share, (clean, _) in zip(shares, done, strict=True)
+              for p, ok in zip(share, clean, strict=True) if not ok]
+    return Warmed(len(todo), sum(added for _, added in done), tuple(failed))
 
 
 def adopt(staging: Path, cache: Path, *, max_bytes: int = MAX_ENTRY_BYTES,

@@ -71,16 +71,17 @@ class SandboxRunner:
     def warm_compile_cache(self, programs: list[compile_cache.PublicProgram],
                            ceiling: Limits, concurrency: int = 1) -> compile_cache.Warmed:
         """Warm this host's compilation cache with ``programs`` (the course's public ones),
-        each in a cold run of its own that writes only to a fresh staging folder."""
+        each in a cold run of its own whose only writable path besides its tmpfs is its
+        share's staging folder (the warm runner forks them from one warm parent instead)."""
         if self.cache is None:
             return compile_cache.Warmed(0, 0, ())
 
-        def run_into(program: compile_cache.PublicProgram, staging: Path) -> bool:
-            out = self._cold(program.source, (), ceiling.for_devices(program.devices), None,
-                             program.devices, staging, writable=True)
-            return process.program_exit(out.status) == 0 and not out.timed_out
+        def run_all(share: list[compile_cache.PublicProgram], staging: Path) -> list[bool]:
+            return [clean_exit(self._cold(p.source, (), ceiling.for_devices(p.devices), None,
+                                          p.devices, staging, writable=True))
+                    for p in share]
 
-        return compile_cache.warm(self.cache, programs, self.info().jax, run_into, self.base,
+        return compile_cache.warm(self.cache, programs, self.info().jax, run_all, self.base,
                                   self.run_uid, concurrency)
 
     def _cold(self, source: str, names: tuple[str, ...], limits: Limits, calls: bytes | None,
@@ -163,6 +164,13 @@ def _usable_cache(folder: Path | None) -> Path | None:
                        extra={"folder": str(folder), "error": str(exc)})
         return None
     return folder.resolve()
+
+
+def clean_exit(out: process.RunOutcome) -> bool:
+    """The program ran to its end with exit status 0 (a warm-up run that counts as warmed):
+    a cold run's as bwrap reported it, a warm run's as its parent did."""
+    code = process.program_exit(out.status) if out.status else out.returncode
+    return code == 0 and not out.timed_out
 
 
 def _memfd(name: str, data: bytes) -> int:

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from course.devices import MAX_DEVICES, device_env
+from grader_worker import compile_cache
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.limits import Limits
-from grader_worker.runner import SandboxRunner
+from grader_worker.runner import SandboxRunner, clean_exit
 from grader_worker.sandbox import bwrap, cgroups, process
 
 logger = logging.getLogger(__name__)
@@ -64,9 +65,13 @@ class Zygote:
     leaf, each run in a "run-…" leaf with the job's limits), and its control socket. Used by
     one thread at a time: runs are sequential."""
 
-    def __init__(self, runner: SandboxRunner, ceiling: Limits) -> None:
+    def __init__(self, runner: SandboxRunner, ceiling: Limits,
+                 staging: Path | None = None) -> None:
+        """``staging``: a compilation-cache warm-up's folder, mounted writable where graded
+        runs' parents mount the host's cache read-only (compile_cache.py)."""
         ceiling = ceiling.for_devices(MAX_DEVICES)  # any run's cgroup fits inside the zygote's
         self.runner = runner
+        self.staging = staging
         self.home = Path(tempfile.mkdtemp(prefix="warm-", dir=runner.base))
         self.buffer = b""
         self.broken = False
@@ -103,7 +108,8 @@ class Zygote:
                             env=bwrap.sandbox_env(runner.config.platform, runner.run_uid),
                             platform=runner.config.platform, run_uid=runner.run_uid,
                             zygote=ZYGOTE, packages=runner.config.packages,
-                            cache=runner.cache)
+                            cache=self.staging or runner.cache,
+                            cache_writable=self.staging is not None)
         wrapper = ["/bin/sh", "-c", process.WRAPPER, "sh",
                    *[str(p) for p in leaf.procs_files], "--", "prlimit", "--core=0",
                    "--nofile=1024", "--", *cmd]
@@ -369,6 +375,32 @@ class WarmRunner(SandboxRunner):
             logger.warning("warm zygote did not report a run in time; replacing it")
             self._discard(z)
         return out
+
+    def warm_compile_cache(self, programs: list[compile_cache.PublicProgram],
+                           ceiling: Limits, concurrency: int = 1) -> compile_cache.Warmed:
+        """As the cold runner's, but each share's programs are forked from one warm parent
+        (JAX imported once a share, not once a program) whose staging mount is writable; a
+        parent that dies or falls out of step leaves the rest of its share unwarmed."""
+        if self.cache is None:
+            return compile_cache.Warmed(0, 0, ())
+
+        def run_all(share: list[compile_cache.PublicProgram], staging: Path) -> list[bool]:
+            clean = [False] * len(share)
+            z = Zygote(self, ceiling, staging=staging)
+            try:
+                for index, p in enumerate(share):
+                    clean[index] = clean_exit(z.run(p.source, (), ceiling.for_devices(p.devices),
+                                                    None, p.devices))
+                    if z.broken or not z.healthy():
+                        break
+            except ProtocolError as exc:
+                logger.warning("warm-up parent out of step", extra={"error": str(exc)})
+            finally:
+                z.close()
+            return clean
+
+        return compile_cache.warm(self.cache, programs, self.info().jax, run_all, self.base,
+                                  self.run_uid, concurrency)
 
     def close(self) -> None:
         with self._lock:

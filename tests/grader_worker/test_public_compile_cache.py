@@ -138,6 +138,30 @@ def test_a_lessons_submission_reads_what_the_lessons_main_py_compiled(cached_run
     assert int(stdout.split("hits ", 1)[1].split()[0]) >= warmed.entries // 2, stdout
 
 
+@pytest.mark.slow
+def test_the_warm_runner_warms_from_one_parent_what_any_run_then_reads(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`pathways seed-pool` on a warm worker: the public programs run forked from one warm
+    parent (JAX imported once, not once a program) whose staging mount is writable, on every
+    device count they need; a cold run then hits what they compiled, the parent is gone, the
+    cache's marks are set, and the host's cache was never writable to it."""
+    var = tmp_path_factory.mktemp("warm-var")
+    warm = WarmRunner(load_config({"PATHWAYS_VAR_DIR": str(var)}), HARNESS_PATH,
+                      ceiling=Limits())
+    try:
+        programs = [PublicProgram("lesson", PUBLIC, 1), PublicProgram("lesson-8", PUBLIC, 8)]
+        warmed = warm.warm_compile_cache(programs, Limits())
+        assert (warmed.programs, warmed.failed) == (2, ()) and warmed.entries >= 6, warmed
+        assert not list(warm.base.glob("warm-*")) and not list(warm.base.glob("jax-cache-*"))
+        out = SandboxRunner.run(warm, LEARNER, (), Limits())  # a cold run, same cache
+        stdout = out.stdout.decode()
+        assert int(stdout.split("hits ", 1)[1].split()[0]) >= 3, stdout
+        assert "wrote" not in stdout, stdout
+        assert warm.warm_compile_cache(programs, Limits()).programs == 0
+    finally:
+        warm.close()
+
+
 def test_a_cache_folder_that_cannot_be_made_leaves_runs_compiling_themselves(
         tmp_path: Path) -> None:
     """Like the seed pool, the cache only saves time: an unusable folder is logged and runs go
