@@ -46,24 +46,8 @@ def _live(item: pytest.Item) -> bool:
     return any(item.get_closest_marker(name) for name in ("browser", "slow", "postgres", "redis"))
 
 
-# The files whose tests mostly wait (wall clocks run out, leases expire, servers restart, a
-# browser waits for a grading) go first: pytest-xdist hands files out in collection order
-# (--dist loadfile), and early on the course's code blocks, run at idle priority beside the
-# workers (scripts/pytest-suite.sh), use the CPU they leave; at the end nothing would.
-WAITS_FIRST = ("tests/chaos/", "tests/lti_service/test_submissions_lease.py",
-               "tests/grader_worker/test_limits_parity.py", "tests/e2e/",
-               "tests/grader_worker/test_hostile.py", "tests/grader_worker/test_warm.py",
-               "tests/scripts/", "tests/lti_service/test_outbox")
-
-
-def _order(item: pytest.Item) -> int:
-    path = str(item.path).replace("\\", "/")
-    return next((i for i, place in enumerate(WAITS_FIRST) if place in path), len(WAITS_FIRST))
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     live = pytest.mark.live
     for item in items:
         if _live(item):
             item.add_marker(live)
-    items.sort(key=_order)  # stable: each file's tests keep their order
