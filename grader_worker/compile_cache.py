@@ -104,7 +104,8 @@ def warm(cache: Path, programs: list[PublicProgram], jax_version: str, run_all: 
     marks = cache / MARKS
     marks.mkdir(parents=True, exist_ok=True)
     todo = [p for p in programs if not (marks / p.digest(jax_version)).exists()]
-    shares = [todo[i::concurrency] for i in range(max(1, concurrency)) if todo[i::concurrency]]
+    n = max(1, concurrency)
+    shares = [todo[i::n] for i in range(n) if todo[i::n]]
 
     def one(share: list[PublicProgram]) -> tuple[list[bool], int]:
         staging = Path(tempfile.mkdtemp(prefix="jax-cache-", dir=staging_parent))

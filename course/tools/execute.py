@@ -104,8 +104,9 @@ def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S
     ``kept_cache`` is False (``course record``: what it records is a cold run's, first-call
     timings included). ``extra_env`` is added for this run only."""
     server = forkserver.active()
-    own = {**child_env(), **(kept_cache_env() if kept_cache else {})}
-    env = {**(server.env if server is not None else own), **(extra_env or {})}
+    base = server.env if server is not None else {
+        **child_env(), **(kept_cache_env() if kept_cache else {})}
+    env = {**base, **(extra_env or {})}
     if server is not None and args and not args[0].startswith("-"):
         forked = server.run(args, cwd, timeout, extra_env)
         if forked is not None:

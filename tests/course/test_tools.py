@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from course import cli as course_cli
-from course import load_course
+from course import load_course, submission_for
 from course.cli import course
-from course.submission import submission_for
 from course.tools import exercise_items
 from course.tools.checking import Item, run_item, run_items
 from tests.course.conftest import LESSON_04

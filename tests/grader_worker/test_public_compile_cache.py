@@ -143,8 +143,8 @@ def test_the_warm_runner_warms_from_one_parent_what_any_run_then_reads(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     """`pathways seed-pool` on a warm worker: the public programs run forked from one warm
     parent (JAX imported once, not once a program) whose staging mount is writable, on every
-    device count they need; a cold run then hits what they compiled, the parent is gone, the
-    cache's marks are set, and the host's cache was never writable to it."""
+    device count they need; a cold run then hits what they compiled and cannot write there,
+    neither parent nor staging folder is left, and the marks make a second warm-up run nothing."""
     var = tmp_path_factory.mktemp("warm-var")
     warm = WarmRunner(load_config({"PATHWAYS_VAR_DIR": str(var)}), HARNESS_PATH,
                       ceiling=Limits())

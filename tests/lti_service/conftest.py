@@ -39,7 +39,7 @@ def _pg_admin(url: str) -> str:
 
 # A test's database starts as a copy of the schema migrated once per session (SQLite: a file;
 # PostgreSQL: a template database), not migrated by Alembic again for each test (~0.3 s of CPU
-# a database). Migrating itself is tested where it is the subject (test_app_factory, the CLI).
+# a database). Migrating from empty is tested where it is the subject (test_cli's `db upgrade`).
 # No tool key is in either: each tool makes its own, as a new install does.
 @pytest.fixture(scope="session")
 def migrated_schema(tmp_path_factory: pytest.TempPathFactory) -> Path:
