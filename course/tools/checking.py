@@ -1,8 +1,9 @@
 """`check`: every code block of a lesson, each run as its own subprocess.
 
 Items: the complete main.py (its output must equal the receipt), the cumulative build of the
-steps, each experiment appended to main.py, the figure script (its data must equal data.json),
-each reference solution against its hidden checks (full marks, in every variant), and each
+steps (run unless it is main.py's first statements, which main.py's run shows), each
+experiment appended to main.py, the figure script (its data must equal data.json), each
+reference solution against its hidden checks (full marks, in every variant), and each
 starter (parses, fails only at a TODO line, scores below full). A function exercise also gets
 two cheats graded: ``hardcoded`` (the reference's outputs on the example typed in) and
 ``variant`` (another variant's reference solution); both must score below full. Every
@@ -12,6 +13,7 @@ two cheats graded: ``hardcoded`` (the reference's outputs on the example typed i
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import tempfile
@@ -126,6 +128,29 @@ def _check_main(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float
     return True, "", run.seconds
 
 
+def _leading_statements_of_main(lesson: Lesson) -> int:
+    """How many statements the steps appended have, when they are main.py's first statements
+    (the same syntax trees: comments, blank lines and the region markers aside); 0 when they
+    are not. Then main.py's run (the ``main`` item) has run the cumulative build already, as
+    its first part; code outside the steps between them makes it a program of its own."""
+    try:
+        main, steps = ast.parse(lesson.main_code).body, ast.parse(lesson.cumulative_code).body
+    except SyntaxError:
+        return 0
+    same = len(steps) <= len(main) and all(
+        ast.dump(a) == ast.dump(b) for a, b in zip(steps, main, strict=False))
+    return len(steps) if same else 0
+
+
+def _check_build(item: Item, tmp: Path, timeout: float) -> tuple[bool, str, float]:
+    leading = _leading_statements_of_main(item.lesson)
+    if leading:
+        return True, (f"the steps appended are code/main.py's first {leading} statements: "
+                      "main.py's run runs them"), 0.0
+    return _check_program(item.lesson.cumulative_code, "the cumulative build of the steps",
+                          tmp, timeout)
+
+
 def _check_program(code: str, what: str, tmp: Path, timeout: float) -> tuple[bool, str, float]:
     run = run_python([str(_write(tmp, code))], cwd=tmp, timeout=timeout)
     return run.ok, "" if run.ok else f"{what} failed: {run.describe_failure()}", run.seconds
@@ -176,9 +201,7 @@ def run_item(item: Item, timeout: float = DEFAULT_TIMEOUT_S) -> ItemResult:
         if item.kind == "main":
             ok, detail, seconds = _check_main(item, tmp, timeout)
         elif item.kind == "build":
-            ok, detail, seconds = _check_program(lesson.cumulative_code,
-                                                 "the cumulative build of the steps", tmp,
-                                                 timeout)
+            ok, detail, seconds = _check_build(item, tmp, timeout)
         elif item.kind == "experiment":
             experiment = next(e for e in lesson.experiments if e.slug == item.slug)
             code = f"{lesson.main_code.rstrip()}\n\n\n{experiment.code}"

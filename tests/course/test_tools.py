@@ -249,3 +249,20 @@ def test_check_cache_key_follows_content_checks_and_versions(lesson04_course: Pa
 
     monkeypatch.setattr(check_cache, "checks_hash", lambda: "other checks or versions")
     assert check_cache.item_keys(course_, pairs) != keys
+
+
+def test_the_build_runs_only_when_it_is_not_main_pys_first_statements(content_copy: Path):
+    """The steps appended are arrays-01's main.py up to its last line: main.py's run shows
+    they run, so the ``build`` item runs nothing. Code between two steps that a later step
+    needs makes the build a program of its own: it runs, and fails as a learner's would."""
+    lesson = load_course(content_copy).lesson("arrays-01")
+    proven = run_item(Item(lesson, "build"))
+    assert proven.ok and proven.seconds == 0.0, proven.detail
+    assert "are code/main.py's first" in proven.detail
+
+    main = lesson.main_path
+    main.write_text(main.read_text().replace(
+        "# region step-2\n", "shared = 1\n# region step-2\nassert shared == 1\n", 1))
+    changed = load_course(content_copy).lesson("arrays-01")
+    ran = run_item(Item(changed, "build"))
+    assert not ran.ok and ran.seconds > 0 and "NameError" in ran.detail, ran.detail

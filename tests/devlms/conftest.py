@@ -12,7 +12,7 @@ from jwcrypto.jwk import JWK
 
 from devlms import DevLmsConfig, Store, create_app
 from devlms.config import new_private_key_pem, public_pem
-from devlms.server import LiveServer, free_port
+from devlms.server import LiveServer, reserve_port
 
 
 @dataclass
@@ -39,7 +39,7 @@ def lms() -> Iterator[Lms]:
     key = new_private_key_pem()
     tool_app, kid = _tool_jwks_app(key)
     tool = LiveServer(tool_app).start()
-    port = free_port()
+    port = reserve_port()
     cfg = DevLmsConfig(base_url=f"http://127.0.0.1:{port}", tool_base_url=tool.url)
     store = Store()
     server = LiveServer(create_app(cfg, store), port=port).start()

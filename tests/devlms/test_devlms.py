@@ -3,6 +3,7 @@ responses, bearer tokens on AGS/NRPS, the OIDC redirect_uri."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 from urllib.parse import parse_qs, urlparse
 
 import jwt
+import pytest
 import requests
 
 from devlms.server import free_port
@@ -257,3 +259,28 @@ def test_signs_with_one_loaded_key_under_the_kid_it_publishes() -> None:
     assert jwt.get_unverified_header(token)["kid"] == published["kid"]
     assert jwt.decode(token, registrations[1].get_platform_public_key(),
                       algorithms=["RS256"])["sub"] == "alice"
+
+
+def test_a_reserved_port_is_held_until_its_server_starts_on_it() -> None:
+    """A stack hands out its URLs before its servers start: the reserved port stays bound in
+    between (no other program can take it), the server then listens on it, and a stopped
+    server comes back on the same port (an LMS down and up again)."""
+    from flask import Flask
+
+    from devlms.server import LiveServer, reserve_port
+
+    app = Flask(__name__)
+    app.add_url_rule("/", "ok", view_func=lambda: "ok")
+    port = reserve_port()
+    with socket.socket() as other, pytest.raises(OSError):
+        other.bind(("127.0.0.1", port))
+    server = LiveServer(app, port=port).start()
+    try:
+        assert requests.get(f"http://127.0.0.1:{port}/", timeout=10).text == "ok"
+        server.stop()
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{port}/", timeout=10)
+        server.start()
+        assert requests.get(f"http://127.0.0.1:{port}/", timeout=10).text == "ok"
+    finally:
+        server.stop()

@@ -28,7 +28,7 @@ from test_sealed_runs import MODES, SEALED, _mode, base, run_as_worker, unprivil
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
-from grader_worker.grading import grade
+from grader_worker.grading import MEMORY_NOTED, grade
 from grader_worker.limits import Limits
 from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox import cgroups
@@ -153,7 +153,8 @@ def test_timeout_only_when_the_programs_own_cpu_reached_its_limit(any_runner) ->
 
 
 HELD = Limits(wall_s=30, cpu_s=4, memory_mb=1024, data_mb=768, pids=128)
-"""CPU time for the harness's JAX import and 450 MB of pages before the loop (2 s is not)."""
+"""CPU time for the harness's JAX import and most of 450 MB of pages before the loop (2 s is
+not; on a loaded host the kernel's page work can end the run before all 450 MB are in)."""
 
 
 def test_a_run_that_runs_out_of_cpu_holding_most_of_its_memory_is_told_so(
@@ -166,7 +167,7 @@ def test_a_run_that_runs_out_of_cpu_holding_most_of_its_memory_is_told_so(
                  ceiling=HELD)
     assert held.outcome == "timeout", (held.outcome, held.feedback)
     found = re.search(r"It held (\d+) MB of its 768 MB memory limit", held.feedback)
-    assert found and 450 <= int(found.group(1)) < 768, held.feedback
+    assert found and MEMORY_NOTED * 768 <= int(found.group(1)) < 768, held.feedback
 
 
 def test_a_report_past_the_trusted_budget_ends_the_job_not_gradable(

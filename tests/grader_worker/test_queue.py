@@ -7,13 +7,14 @@ grader's algorithm as a learner's run of the same program, scores full marks: ea
 gradable there. (That the reference gives the same report run after run, so a learner's run
 of it would too, is `pathways course check`'s, tests/course/test_content_runs.py.)
 Whether cheats score less is the content's property, proved for every exercise and variant by
-`course check`; here a sample of exercises (a function exercise with variants, and each
-project) sends its reference, the starter, a hard-coded answer and another variant's answer
-through the queue, on SQLite with warm runs (the production fast path) and on Redis with cold
-ones, each worker drawing from a copy of that pool (one run a submission; another variant's
-and a project's reference still run beside it), so the verdicts are shown to survive the
-transport and both kinds of run. (A grading with an empty pool, reference and learner both
-run, is every other worker's in the suite: their pools start empty.)
+`course check`; here a sample sends its reference, the starter, a hard-coded answer and another
+variant's answer through the queue, each worker drawing from a copy of that pool (one run a
+submission; another variant's and a project's reference still run beside it), so the verdicts
+are shown to survive the transport and both kinds of run: on SQLite with warm runs (the
+production fast path) a function exercise with variants and each project, on Redis with cold
+ones the function exercise. (Projects graded by cold workers are the end-to-end tests': the
+demo's and the local stack's workers run cold. A grading with an empty pool, reference and
+learner both run, is every other worker's in the suite: their pools start empty.)
 """
 
 from __future__ import annotations
@@ -41,14 +42,15 @@ from grading_contract.result import result_from_dict
 from tests.packaged import packaged_course
 
 
-def _sample(course) -> set[str]:  # noqa: ANN001
+def _sample(course, *, projects: bool = True) -> set[str]:  # noqa: ANN001
     """The exercises whose cheats also go through the queue: the first function exercise with
-    variants and every project (graded by stages, not by a function)."""
+    variants and (``projects``) every project (graded by stages, not by a function)."""
     function = next(e.id for _, e in course.gradables() if e.function and len(e.variants) > 1)
-    projects = {p.project.exercise.id for p in course.phases
-                if p.project and p.project.exercise}
-    assert projects, "the course has no gradable project"
-    return {function} | projects
+    if not projects:
+        return {function}
+    found = {p.project.exercise.id for p in course.phases if p.project and p.project.exercise}
+    assert found, "the course has no gradable project"
+    return {function} | found
 
 
 Pooled = dict[str, tuple[int, str, bytes]]
@@ -71,11 +73,10 @@ def _from_pool(entry: tuple[int, str, bytes], target: GradingTarget) -> Prepared
                    lambda *_: captured)
 
 
-def _submissions(course, pooled: Pooled):  # noqa: ANN001, ANN202
-    """(kind, exercise, variant, whole main.py) of the sample; kind "full" must score full
+def _submissions(course, pooled: Pooled, sample: set[str]):  # noqa: ANN001, ANN202
+    """(kind, exercise, variant, whole main.py) of ``sample``; kind "full" must score full
     marks, every other kind less. The hard-coded answer types in the pooled reference's
     outputs on the first (example) input, which no seed changes."""
-    sample = _sample(course)
     checks_for = course_checks_resolver(None)
     for lesson, exercise in course.gradables():
         if exercise.id not in sample:
@@ -100,14 +101,15 @@ def _submissions(course, pooled: Pooled):  # noqa: ANN001, ANN202
 
 
 def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
-                  warm: bool) -> None:
+                  warm: bool, projects: bool) -> None:
     prefix = f"test-{uuid.uuid4().hex[:8]}-"
     env = drawing_from(worker_env(tmp_path / "var", prefix, redis_url, warm=warm), pool.path)
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     pooled = _pooled(pool)
     expected: dict[str, tuple[str, dict]] = {}
-    for kind, exercise, variant, source in _submissions(course, pooled):
+    sample = _sample(course, projects=projects)
+    for kind, exercise, variant, source in _submissions(course, pooled, sample):
         sid = f"{exercise.id}:{kind}:{len(expected)}"
         expected[sid] = (kind, variant)
         queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
@@ -115,7 +117,7 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
                             "variant": variant})
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
-    assert {sid.split(":", 1)[0] for sid in expected} == _sample(course)
+    assert {sid.split(":", 1)[0] for sid in expected} == sample
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
@@ -176,11 +178,12 @@ def test_every_reference_runs_in_the_deployed_sandbox_and_scores_full_marks(
 @pytest.mark.slow
 def test_sample_through_sqlite_queue_warm_and_drawn_from_the_pool(
         tmp_path: Path, course_pool: CoursePool) -> None:
-    _grade_sample(tmp_path, None, course_pool, warm=True)
+    _grade_sample(tmp_path, None, course_pool, warm=True, projects=True)
 
 
 @pytest.mark.slow
 @pytest.mark.redis
 def test_sample_through_redis_queue_cold_and_drawn_from_the_pool(
         tmp_path: Path, redis_url: str, course_pool: CoursePool) -> None:
-    _grade_sample(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", course_pool, warm=False)
+    _grade_sample(tmp_path, redis_url.rsplit("/", 1)[0] + "/11", course_pool, warm=False,
+                  projects=False)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from devlms import DevLmsConfig, Store
 from devlms import create_app as create_lms
 from devlms.browser import Browser
-from devlms.server import LiveServer, free_port
+from devlms.server import LiveServer, reserve_port
 from lti_service import create_app
 from lti_service.core.db import upgrade
 from lti_service.core.extensions import state
@@ -74,7 +74,7 @@ class Stack:
 
 def build_stack(database_url: str, tmp_path: Path, *, packaged_course: bool = False) -> Stack:
     """``packaged_course``: serve the real course/content through course.load_course()."""
-    tool_port, lms_port = free_port(), free_port()
+    tool_port, lms_port = reserve_port(), reserve_port()
     tool_url, lms_url = f"http://127.0.0.1:{tool_port}", f"http://127.0.0.1:{lms_port}"
     upgrade(database_url)
     lms_config = DevLmsConfig(base_url=lms_url, tool_base_url=tool_url)

@@ -11,7 +11,7 @@ from devlms import DevLmsConfig, Store
 from devlms import create_app as create_lms
 from devlms.browser import Browser
 from devlms.config import new_private_key_pem
-from devlms.server import LiveServer, free_port
+from devlms.server import LiveServer, reserve_port
 from devlms.state import KEY_FILE, open_state
 from lti_service.core.models import LmsUser, Placement, Platform, utcnow
 from lti_service.lti.models import AccessToken
@@ -210,7 +210,7 @@ def test_a_refused_fresh_token_is_not_retried_and_the_row_backs_off(sqlite_stack
     stack.lms_config.private_key_pem = new_private_key_pem()  # the stored token is void
     stack.lms_server = LiveServer(create_lms(stack.lms_config, stack.lms_store),
                                   port=stack.lms_server.port).start()
-    other_port = free_port()
+    other_port = reserve_port()
     other_cfg = DevLmsConfig(base_url=f"http://127.0.0.1:{other_port}",
                              tool_base_url=stack.lms_config.tool_base_url)
     other_store = Store()

@@ -26,7 +26,7 @@ from test_launch_rejections import CLAIM, claims, login, post, sign
 from tool_pages import hidden
 
 from devlms.browser import Browser
-from devlms.server import LiveServer, free_port
+from devlms.server import LiveServer, free_port, reserve_port
 from lti_service.core.models import Placement, Platform, utcnow
 from lti_service.lti.models import AccessToken
 from lti_service.outbox.models import ScoreOutbox
@@ -100,7 +100,7 @@ def platform_app(platform: Platform_) -> Flask:
 def stub_platform(stack) -> Iterator[tuple[Platform_, str]]:  # type: ignore[no-untyped-def]
     """The stub platform on loopback; the stack's registration gets its token URL."""
     state = Platform_()
-    server = LiveServer(platform_app(state), port=free_port()).start()
+    server = LiveServer(platform_app(state), port=reserve_port()).start()
     with stack.db() as session:
         session.scalars(select(Platform)).one().auth_token_url = server.url + "/token"
         session.commit()

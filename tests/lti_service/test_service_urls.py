@@ -21,7 +21,7 @@ from test_launch_rejections import CLAIM, claims, login, post, sign
 from test_outbox_rules import AGS_CLAIM, ALL_AGS, deliver, link, platform, queue, row
 
 from devlms.browser import Browser
-from devlms.server import LiveServer, free_port
+from devlms.server import LiveServer, reserve_port
 from lti_service.core.models import LmsContext, Placement, Platform
 from lti_service.lti.models import UsedNonce
 from lti_service.lti.service.outbound import OutboundPolicy
@@ -48,7 +48,7 @@ def internal() -> Iterator[tuple[Internal, str]]:
         seen.hits.append(request.path)
         return Response(f'{{"{SECRET}": "root:x:0:0"}}', 400, content_type="application/json")
 
-    server = LiveServer(app, port=free_port()).start()
+    server = LiveServer(app, port=reserve_port()).start()
     try:
         yield seen, server.url
     finally:
