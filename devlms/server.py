@@ -30,14 +30,26 @@ def reserve_port(host: str = "127.0.0.1") -> int:
     so its URL can be handed out first. A port looked up and closed (``free_port``) was taken
     by an outgoing connection's ephemeral port before the server bound it, on a loaded test
     host (EADDRINUSE); the kernel gives no bound port to an outgoing connection."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    sock.listen(128)
+    sock = _listening(host, 0)
     port = int(sock.getsockname()[1])
     with _RESERVED_LOCK:
         _RESERVED[(host, port)] = sock
     return port
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    """A bound, listening socket. Werkzeug's own bind ends the process on EADDRINUSE
+    (``sys.exit``), which no caller or test framework expects of a server start: here it is
+    an ``OSError``."""
+    sock = socket.socket()
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 class LiveServer:
@@ -55,12 +67,11 @@ class LiveServer:
     def start(self) -> LiveServer:
         with _RESERVED_LOCK:
             held = _RESERVED.pop((self.host, self.port), None)
-        if held is None:  # a port of its own, or a restart on the port it had
-            self._server = make_server(self.host, self.port, self.app, threaded=True)
-        else:
-            with held:  # the server listens on a duplicate of the held socket
-                self._server = make_server(self.host, self.port, self.app, threaded=True,
-                                           fd=held.fileno())
+        if held is None:  # a port given by the caller, or a restart on the port it had
+            held = _listening(self.host, self.port)
+        with held:  # the server listens on a duplicate of it
+            self._server = make_server(self.host, self.port, self.app, threaded=True,
+                                       fd=held.fileno())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
                                         name=f"live-{self.port}")
         self._thread.start()

@@ -284,3 +284,17 @@ def test_a_reserved_port_is_held_until_its_server_starts_on_it() -> None:
         assert requests.get(f"http://127.0.0.1:{port}/", timeout=10).text == "ok"
     finally:
         server.stop()
+
+
+def test_a_port_in_use_is_an_os_error_not_an_exit() -> None:
+    """Werkzeug's make_server calls sys.exit on EADDRINUSE: a SystemExit out of a pytest
+    fixture left it half set up, and every later test using it errored (44 in one run)."""
+    from flask import Flask
+
+    from devlms.server import LiveServer
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        with pytest.raises(OSError):
+            LiveServer(Flask(__name__), port=taken.getsockname()[1]).start()
