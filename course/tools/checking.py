@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from course import pysource
 from course.checks import ChecksError
 from course.model import Course, Exercise, Lesson
 from course.tools import exercise_items as graded
@@ -134,7 +135,8 @@ def _leading_statements_of_main(lesson: Lesson) -> int:
     are not. Then main.py's run (the ``main`` item) has run the cumulative build already, as
     its first part; code outside the steps between them makes it a program of its own."""
     try:
-        main, steps = ast.parse(lesson.main_code).body, ast.parse(lesson.cumulative_code).body
+        main = pysource.parse(lesson.main_code).body
+        steps = pysource.parse(lesson.cumulative_code).body
     except SyntaxError:
         return 0
     same = len(steps) <= len(main) and all(
