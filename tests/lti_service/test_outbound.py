@@ -131,9 +131,9 @@ def test_https_verifies_the_host_certificate_on_the_pinned_address(tmp_path: Pat
     cert, key = _self_signed(tmp_path, "localhost")
     app = Flask(__name__)
     app.add_url_rule("/jwks", "jwks", view_func=lambda: jsonify({"keys": ["k"]}))
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True,
+    server = make_server("127.0.0.1", 0, app, threaded=True,  # bound here: no port race
                          ssl_context=(str(cert), str(key)))
+    port = server.port
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
