@@ -71,18 +71,23 @@ class SandboxRunner:
     def warm_compile_cache(self, programs: list[compile_cache.PublicProgram],
                            ceiling: Limits, concurrency: int = 1) -> compile_cache.Warmed:
         """Warm this host's compilation cache with ``programs`` (the course's public ones),
-        each in a cold run of its own whose only writable path besides its tmpfs is its
-        share's staging folder (the warm runner forks them from one warm parent instead)."""
+        dealt into ``concurrency`` shares, each run by ``_warm_share`` into a staging folder of
+        its own."""
         if self.cache is None:
             return compile_cache.Warmed(0, 0, ())
+        return compile_cache.warm(
+            self.cache, programs, self.info().jax,
+            lambda share, staging: self._warm_share(share, staging, ceiling), self.base,
+            self.run_uid, concurrency)
 
-        def run_all(share: list[compile_cache.PublicProgram], staging: Path) -> list[bool]:
-            return [clean_exit(self._cold(p.source, (), ceiling.for_devices(p.devices), None,
-                                          p.devices, staging, writable=True))
-                    for p in share]
-
-        return compile_cache.warm(self.cache, programs, self.info().jax, run_all, self.base,
-                                  self.run_uid, concurrency)
+    def _warm_share(self, share: list[compile_cache.PublicProgram], staging: Path,
+                    ceiling: Limits) -> list[bool]:
+        """Each program in a cold run of its own whose only writable path besides its tmpfs
+        is ``staging`` (the warm runner forks a share from one warm parent instead); for
+        each, whether it ended cleanly."""
+        return [clean_exit(self._cold(p.source, (), ceiling.for_devices(p.devices), None,
+                                      p.devices, staging, writable=True))
+                for p in share]
 
     def _cold(self, source: str, names: tuple[str, ...], limits: Limits, calls: bytes | None,
               devices: int, cache: Path | None, *, writable: bool) -> process.RunOutcome:

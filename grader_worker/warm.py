@@ -376,31 +376,24 @@ class WarmRunner(SandboxRunner):
             self._discard(z)
         return out
 
-    def warm_compile_cache(self, programs: list[compile_cache.PublicProgram],
-                           ceiling: Limits, concurrency: int = 1) -> compile_cache.Warmed:
-        """As the cold runner's, but each share's programs are forked from one warm parent
+    def _warm_share(self, share: list[compile_cache.PublicProgram], staging: Path,
+                    ceiling: Limits) -> list[bool]:
+        """As the cold runner's, but the share's programs are forked from one warm parent
         (JAX imported once a share, not once a program) whose staging mount is writable; a
         parent that dies or falls out of step leaves the rest of its share unwarmed."""
-        if self.cache is None:
-            return compile_cache.Warmed(0, 0, ())
-
-        def run_all(share: list[compile_cache.PublicProgram], staging: Path) -> list[bool]:
-            clean = [False] * len(share)
-            z = Zygote(self, ceiling, staging=staging)
-            try:
-                for index, p in enumerate(share):
-                    clean[index] = clean_exit(z.run(p.source, (), ceiling.for_devices(p.devices),
-                                                    None, p.devices))
-                    if z.broken or not z.healthy():
-                        break
-            except ProtocolError as exc:
-                logger.warning("warm-up parent out of step", extra={"error": str(exc)})
-            finally:
-                z.close()
-            return clean
-
-        return compile_cache.warm(self.cache, programs, self.info().jax, run_all, self.base,
-                                  self.run_uid, concurrency)
+        clean = [False] * len(share)
+        z = Zygote(self, ceiling, staging=staging)
+        try:
+            for index, p in enumerate(share):
+                clean[index] = clean_exit(z.run(p.source, (), ceiling.for_devices(p.devices),
+                                                None, p.devices))
+                if z.broken or not z.healthy():
+                    break
+        except ProtocolError as exc:
+            logger.warning("warm-up parent out of step", extra={"error": str(exc)})
+        finally:
+            z.close()
+        return clean
 
     def close(self) -> None:
         with self._lock:
