@@ -48,10 +48,7 @@ content_log=$results/content.log
 setsid "$PY" -m pytest -q -p no:cacheprovider --junitxml="$results/content.xml" \
   tests/course/test_content_runs.py >"$content_log" 2>&1 &
 pids+=($!)
-# --no-loadscope-reorder: files go to the workers in tests/conftest.py's suite_order, not
-# sorted by how many tests they hold (a long file with few tests would start last).
 setsid "$PY" -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-2}" --dist loadfile \
-  --no-loadscope-reorder \
   --junitxml="$results/suite.xml" --deselect tests/course/test_content_runs.py \
   ${PATHWAYS_TEST_SUITE:-tests} &
 pids+=($!)
