@@ -27,7 +27,7 @@ def unreadable(source: str) -> str | None:
         return f"a line is longer than {MAX_LINE_CHARS} characters"
     return None
 MODULES = frozenset({"builtins", "gc", "ctypes", "inspect", "importlib", "types", "harness",
-                     "harness_calls", "__main__", "sitecustomize", "threading",
+                     "harness_calls", "harness_facts", "__main__", "sitecustomize", "threading",
                      "multiprocessing", "signal"})
 """Modules that reach the interpreter's own machinery (frames, objects, imports)."""
 ATTRIBUTES = frozenset({

@@ -158,24 +158,36 @@ def read_calls(path: str) -> dict:
     return spec
 
 
-def calls_module() -> types.ModuleType:
-    """harness_calls.py, bound next to this file in the sandbox, loaded by path (``python
-    -I`` puts no script directory on sys.path, and the program must not import it)."""
-    global _CALLS_MODULE
-    if _CALLS_MODULE is None:
+def sibling(filename: str) -> types.ModuleType:
+    """A harness file bound next to this one in the sandbox (``HARNESS_SIBLINGS``), loaded by
+    path once: ``python -I`` puts no script directory on sys.path, and the program must not
+    import it."""
+    module = _SIBLINGS.get(filename)
+    if module is None:
         import importlib.util
 
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness_calls.py")
-        spec = importlib.util.spec_from_file_location("pathways_harness_calls", path)
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)
+        spec = importlib.util.spec_from_file_location(f"pathways_{filename[:-3]}", path)
         if spec is None or spec.loader is None:
             raise ImportError(f"no {path}")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        _CALLS_MODULE = module
-    return _CALLS_MODULE
+        _SIBLINGS[filename] = module
+    return module
 
 
-_CALLS_MODULE: types.ModuleType | None = None
+_SIBLINGS: dict[str, types.ModuleType] = {}
+
+
+def calls_module() -> types.ModuleType:
+    """harness_calls.py: calls a function exercise's function and reports what it did."""
+    return sibling("harness_calls.py")
+
+
+def call_tools() -> dict:
+    """What the calls use, taken before the program runs: jax's functions as imported and
+    harness_facts.py (what JAX traces and compiles from a call) as loaded."""
+    return calls_module().jax_tools(sibling("harness_facts.py"))
 
 
 def build_report(namespace: dict, names: list[str], completed: bool, error: dict | None,
@@ -262,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         try:
-            calls["tools"] = calls_module().jax_tools()
+            calls["tools"] = call_tools()
         except ImportError as import_exc:
             print(f"harness: a function exercise needs jax: {import_exc!r}", file=sys.stderr)
             sink.close()

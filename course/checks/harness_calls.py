@@ -8,7 +8,8 @@ trusted process (``course.checks.facts``, ``course.checks.behaviour``) reads the
 - ``seconds``: the call's wall time, outputs blocked, by the harness's own clock;
 - ``outputs``: per output, whether it was ready when the function returned, whether it is
   committed to a device and to which (``platform:id``);
-- ``jaxpr``: what JAX traces from the call, dead code removed (an unused call is not in it);
+- ``jaxpr``: what JAX traces from the call, dead code removed (an unused call is not in it),
+  and ``partition``: the collectives of the compiled call (both read by harness_facts.py);
 - ``pending``: with ``pending`` asked, the seconds of a slow computation that each array
   argument waits for when the call starts (a timer that blocks measures it, one that does
   not stops before it): the fastest of the waits timed before the first call and after each;
@@ -26,12 +27,8 @@ import types
 
 MAX_OUTPUTS = 16
 MAX_MESSAGE = 2000
-MAX_PRIMITIVES = 64
-MAX_EQNS = 1_000_000
 MAX_UNWRAP = 8
 MAX_DEVICES = 8
-TYPED = ("mul", "dot_general", "add", "sub")
-"""Primitives whose operand and result dtypes are reported (where the arithmetic happens)."""
 PENDING_SIZE = 1800
 """The side of the matrix the pending computation multiplies: ~0.15 s on two CPU cores, longer
 than compiling a small function, so a function that never blocks returns before it is done."""
@@ -39,9 +36,10 @@ _CLOCK = time.perf_counter
 """Taken before the program runs: a program that rebinds time.perf_counter does not move it."""
 
 
-def jax_tools() -> dict:
-    """jax's functions as imported before the learner's program runs, so a program that
-    rebinds them does not change what the harness calls or reports."""
+def jax_tools(facts: types.ModuleType) -> dict:
+    """jax's functions as imported, and ``facts`` (harness_facts.py as harness.py loaded it),
+    before the learner's program runs, so a program that rebinds them (or os, importlib) does
+    not change what the harness calls or reports."""
     import jax
     import jax.numpy as jnp
 
@@ -54,7 +52,7 @@ def jax_tools() -> dict:
 
     return {"jit": jax.jit, "Array": jax.Array, "make_jaxpr": jax.make_jaxpr, "jax": jax,
             "jnp": jnp, "callback": jax.debug.callback, "barrier": jax.effects_barrier,
-            "dce": dce_jaxpr}
+            "dce": dce_jaxpr, "facts": facts}
 
 
 HOST_CASTS = ("bfloat16",)
@@ -130,53 +128,6 @@ def target(function: object, program: str) -> dict:
             break
         obj = inner
     return {"line": None, "name": type(function).__qualname__[:200], "in_program": False}
-
-
-def _dtypes(variables: object) -> str:
-    return ",".join(str(getattr(getattr(v, "aval", None), "dtype", "?")) for v in variables)
-
-
-def walk_jaxpr(jaxpr: object, names: dict, typed: dict, depth: int = 0) -> int:
-    """Equations of ``jaxpr`` and of every jaxpr nested in its equations' parameters."""
-    if depth > 32:
-        return 0
-    count = 0
-    for eqn in getattr(jaxpr, "eqns", ()):
-        count += 1
-        name = str(eqn.primitive.name)[:56]
-        if name in TYPED and len(typed) < MAX_PRIMITIVES:
-            key = f"{name}({_dtypes(eqn.invars)})->{_dtypes(eqn.outvars)}"[:120]
-            typed[key] = typed.get(key, 0) + 1
-        if eqn.params.get("reverse") is True:
-            name += "[reverse]"  # a scan run backwards: what transposing a loop makes
-        names[name] = names.get(name, 0) + 1
-        for value in eqn.params.values():
-            for item in value if isinstance(value, tuple | list) else (value,):
-                inner = getattr(item, "jaxpr", item)
-                if hasattr(inner, "eqns"):
-                    count += walk_jaxpr(inner, names, typed, depth + 1)
-        if count > MAX_EQNS:
-            break
-    return count
-
-
-def jaxpr_facts(function: object, args: list, tools: dict) -> dict:
-    """The size, primitives and typed arithmetic of what JAX traces from one call (Python
-    scalars static), after dead-code elimination: what does not reach an output (or an
-    effect, such as a callback) is not counted, so an unused call proves nothing."""
-    static = tuple(i for i, a in enumerate(args) if not hasattr(a, "shape"))
-    try:
-        closed = tools["make_jaxpr"](function, static_argnums=static)(*args)
-        jaxpr = closed.jaxpr
-        jaxpr = tools["dce"](jaxpr, [True] * len(jaxpr.outvars))[0]
-    except BaseException as exc:  # noqa: BLE001 - a function JAX cannot trace is a fact
-        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
-    names: dict = {}
-    typed: dict = {}
-    count = walk_jaxpr(jaxpr, names, typed)
-    kept = sorted(names)[:MAX_PRIMITIVES]
-    return {"eqns": min(count, MAX_EQNS), "primitives": {k: names[k] for k in kept},
-            "typed": typed}
 
 
 class _Counter:
@@ -282,11 +233,6 @@ def _timed(function: object, args: list, tools: dict) -> tuple[object, float, li
     return value, _CLOCK() - start, placed
 
 
-COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute",
-               "all-to-all")
-MAX_HLO_CHARS = 4_000_000
-
-
 def _shardings(value: object) -> list:
     """Each output's sharding: its mesh axes per dimension (a NamedSharding's spec), how many
     devices hold a piece, and whether every device holds all of it."""
@@ -304,26 +250,6 @@ def _shardings(value: object) -> list:
         found.append({"axes": axes, "devices": len(sharding.device_set),
                       "replicated": bool(sharding.is_fully_replicated)})
     return found
-
-
-def partition_facts(function: object, args: list, tools: dict) -> dict:
-    """The collectives XLA's partitioner put in the compiled program of one call: the
-    learner's own jitted function as they declared it, else jax.jit of the function."""
-    try:
-        lower = getattr(function, "lower", None)
-        lowered = lower(*args) if callable(lower) else tools["jit"](function).lower(*args)
-        text = lowered.compile().as_text()[:MAX_HLO_CHARS]
-    except BaseException as exc:  # noqa: BLE001 - a program that does not compile is a fact
-        return {"error": f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]}
-    counts = dict.fromkeys(COLLECTIVES, 0)
-    for line in text.splitlines():
-        _, equals, rest = line.partition(" = ")
-        if not equals:
-            continue
-        for name in COLLECTIVES:  # "(f32[8,4], f32[]) all-reduce(%a, %b)": the op, not "%all-"
-            if f" {name}(" in rest or f" {name}-start(" in rest:
-                counts[name] += 1
-    return {"collectives": counts, "devices": int(tools["jax"].device_count())}
 
 
 def _substitute(namespace: dict, sources: dict, tools: dict) -> None:
@@ -382,8 +308,9 @@ def run_calls(namespace: dict, spec: dict, body: object, program: str,
     function made during the hidden calls (its cache emptied first), with ``count`` the
     traces and callbacks of each call, with ``pending`` each call's arguments made to wait,
     with ``partition`` each output's sharding and the collectives of the compiled call.
+    ``spec["tools"]``: ``jax_tools(...)`` as taken before the program ran (harness.call_tools);
     ``describe(exc)``: an exception as the report's error entry."""
-    tools = spec.get("tools") or jax_tools()
+    tools = spec["tools"]
     _substitute(namespace, spec.get("substitutes") or {}, tools)
     report: dict = {"function": spec["function"], "results": [], "targets": {},
                     "compiled": {}, "defined": callable(namespace.get(spec["function"]))}
@@ -409,12 +336,13 @@ def run_calls(namespace: dict, spec: dict, body: object, program: str,
                 report["compiled"][name] = int(size())
             except BaseException:  # noqa: BLE001, S110 - no count is a fact too
                 pass
+    facts = tools["facts"]
     for name, call, result in zip(names, spec["calls"], report["results"], strict=True):
         function = namespace.get(name)
         if spec.get("jaxpr") and callable(function):
-            result["facts"]["jaxpr"] = jaxpr_facts(function, arguments(call), tools)
+            result["facts"]["jaxpr"] = facts.jaxpr_facts(function, arguments(call), tools)
         if spec.get("partition") and callable(function):
-            result["facts"]["partition"] = partition_facts(function, arguments(call), tools)
+            result["facts"]["partition"] = facts.partition_facts(function, arguments(call), tools)
         if spec.get("jit"):
             result["jit"] = _jit_call(function, call, spec, body, tools, describe)
     return report

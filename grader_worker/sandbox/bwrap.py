@@ -25,6 +25,7 @@ import os
 import shutil
 from pathlib import Path
 
+from course.checks import HARNESS_SIBLINGS
 from course.devices import device_env
 from grader_worker import compile_cache
 from grader_worker.errors import SandboxUnavailable
@@ -193,9 +194,10 @@ def _home(workdir: Path | None, main_fd: int | None, disk_bytes: int | None) -> 
 def _grader_binds(harness: Path, calls_fd: int | None, zygote: Path | None) -> list[str]:
     cmd = ["--perms", "0755", "--dir", GRADER,
            "--ro-bind", str(harness), f"{GRADER}/harness.py", "--chdir", WORK]
-    calls_module = harness.with_name("harness_calls.py")  # harness.py loads it by path
-    if calls_module.is_file():
-        cmd += ["--ro-bind", str(calls_module), f"{GRADER}/harness_calls.py"]
+    for name in HARNESS_SIBLINGS:  # loaded by path from beside harness.py
+        sibling = harness.with_name(name)
+        if sibling.is_file():
+            cmd += ["--ro-bind", str(sibling), f"{GRADER}/{name}"]
     if calls_fd is not None:
         cmd += ["--perms", "0444", "--file", str(calls_fd), f"{GRADER}/calls.bin"]
     if zygote is not None:

@@ -29,6 +29,7 @@ from course.checks import (
     traced,
     vectorised,
 )
+from course.checks import harness as h
 from course.checks import harness_calls as hc
 from course.checks.facts import FactsError, call_facts, report_facts
 from course.checks.forgery import forgery
@@ -36,11 +37,12 @@ from course.checks.functions import find_function
 from course.checks.values import CallOutputs, CallResult, CapturedValue
 from tests.packaged import packaged_course
 
-TOOLS = hc.jax_tools()
+TOOLS = h.call_tools()
 
 
 def _facts(function, args) -> dict:  # noqa: ANN001
-    return {"jaxpr": hc.jaxpr_facts(function, list(args), TOOLS), "seconds": 0.01}
+    return {"jaxpr": TOOLS["facts"].jaxpr_facts(function, list(args), TOOLS),
+            "seconds": 0.01}
 
 
 def _values(function, arg_sets, *, outputs=None, compiled=None, seconds=None) -> Values:  # noqa: ANN001

@@ -47,7 +47,7 @@ def dtype(v: Values) -> None:
 
 def harness(tmp_path: Path, program: str, names: str = "masked,x",
             via_fd: bool = False) -> tuple[subprocess.CompletedProcess, bytes]:
-    """Run harness.py as the grader does, copied with harness_calls.py alone into an empty
+    """Run harness.py as the grader does, copied with its siblings alone into an empty
     folder."""
     sandbox = tmp_path / "sandbox"
     sandbox.mkdir(exist_ok=True)

@@ -161,3 +161,33 @@ def test_calls_file_round_trips_through_the_harness(tmp_path: Path):
     assert first.plain.outputs[0].dtype == "float32" and first.plain.outputs[1].value == "text"
     assert first.jit is not None and first.jit.error is not None  # a str is not a JAX type
     assert np.array_equal(captured.calls.results[1].inputs_after[0].value, [[3.0]])
+
+
+def test_harness_facts_are_loaded_before_the_program_can_break_the_loader(tmp_path: Path):
+    """harness_facts.py is loaded by path beside harness_calls.py before main.py runs: a
+    program that breaks ``importlib`` and ``os.path`` afterwards still gets its trace read."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from course.checks import HARNESS_FILES
+
+    for path in HARNESS_FILES:  # as the sandbox binds them: three files, nothing else
+        shutil.copy(path, tmp_path / path.name)
+    spec = FunctionExercise("double", jit=True)
+    (tmp_path / "calls.bin").write_bytes(
+        encode_calls(spec, [Call("a", (np.arange(3, dtype=np.float32),)),
+                            Call("b", (np.ones(2, np.float32),), "random")]))
+    (tmp_path / "main.py").write_text(
+        "import importlib.util\nimport os\n\n\ndef double(v):\n    return v * 2\n\n\n"
+        "importlib.util.spec_from_file_location = None\nos.path.dirname = None\n")
+    env = {"PATH": os.environ.get("PATH", ""), "JAX_PLATFORMS": "cpu"}
+    subprocess.run([sys.executable, "-I", "harness.py", "--calls", "calls.bin", "--out",
+                    "values.bin", "main.py"], cwd=tmp_path, env=env, check=True, timeout=120)
+    captured = read_values((tmp_path / "values.bin").read_bytes())
+    assert captured.calls is not None
+    for result in captured.calls.results:
+        assert result.plain.error is None
+        jaxpr = result.facts.jaxpr
+        assert jaxpr is not None and not jaxpr.error and "mul" in jaxpr.primitives

@@ -51,7 +51,7 @@ def _graded(tmp_path: Path, source: str, arg_sets: list[tuple], *, spec: dict | 
             {"args": [{"kind": "array", "value": np.asarray(a)} if hasattr(a, "shape")
                       else {"kind": "scalar", "value": a} for a in args]}
             for args in arg_sets], "jaxpr": True, **(spec or {})}
-        calls["tools"] = h.calls_module().jax_tools()
+        calls["tools"] = h.call_tools()
         return read_values(h.build_report(namespace, [], True, None, calls, str(program)))
 
     inputs = [Call(f"call {i}", tuple(args), "edge" if i == 0 else "random")
@@ -150,7 +150,7 @@ def test_the_pending_wait_reported_is_the_fastest_seen_after_the_call() -> None:
     the call and reports the faster (else a correct blocked clock reads "too short": the
     idle-class failure of transforms-01's first-vs-later, 2026-12-04)."""
     calls = h.calls_module()
-    tools = calls.jax_tools()
+    tools = h.call_tools()
     pending = calls._Pending(tools)
     pending.seconds = 1e3  # as if first timed while the host was swamped
     context = {"pending": pending, "namespace": {}, "describe": repr}

@@ -47,9 +47,9 @@ def test_the_harness_counts_a_tuple_all_reduce_once(tmp_path) -> None:  # noqa: 
         "def step(w, b, x):\n"
         "    x = jax.lax.with_sharding_constraint(x, rows)\n"
         "    return jax.grad(lambda p: jnp.sum((x @ p[0] + p[1]) ** 2))((w, b))\n"
-        "calls = harness.calls_module()\n"
-        "facts = calls.partition_facts(step, [jnp.ones(3), jnp.float32(0), jnp.ones((16, 3))],"
-        " calls.jax_tools())\n"
+        "tools = harness.call_tools()\n"
+        "facts = tools['facts'].partition_facts(step, [jnp.ones(3), jnp.float32(0),"
+        " jnp.ones((16, 3))], tools)\n"
         "print(facts['collectives']['all-reduce'], facts['devices'])\n")
     env = {**os.environ, "JAX_PLATFORMS": "cpu",
            "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
