@@ -53,8 +53,8 @@ from course.checks.values import (
 
 HARNESS_PATH = Path(__file__).with_name("harness.py")
 HARNESS_SIBLINGS = ("harness_calls.py", "harness_facts.py")
-"""Loaded by path from beside harness.py: harness.py loads harness_calls.py, which loads
-harness_facts.py (``python -I`` puts no script directory on sys.path)."""
+"""Loaded by path from beside harness.py, by harness.py (``sibling``), before the program
+runs: ``python -I`` puts no script directory on sys.path."""
 HARNESS_FILES = (HARNESS_PATH, *(HARNESS_PATH.with_name(name) for name in HARNESS_SIBLINGS))
 """What the sandbox binds into /grader/."""
 

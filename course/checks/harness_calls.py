@@ -56,9 +56,11 @@ def jax_tools(facts: types.ModuleType) -> dict:
 
 
 HOST_CASTS = ("bfloat16",)
-"""Casts made on the host, bit for bit what XLA's convert gives (round to nearest even, from
-the canonical dtype): on the device each new shape would compile a convert of its own. Other
-casts stay on the device (float16's NaN payloads differ between numpy and XLA)."""
+"""Casts made on the host from a float32 or float64 array, bit for bit what XLA's convert
+gives (round to nearest even, from the canonical dtype): on the device each new shape would
+compile a convert of its own. Other casts and sources stay on the device (float16's NaN
+payloads differ between numpy and XLA)."""
+HOST_CAST_SOURCES = ("float32", "float64")
 
 
 def arguments(call: dict) -> list:
@@ -76,7 +78,7 @@ def arguments(call: dict) -> list:
             args.append(arg["value"])
             continue
         value, cast = np.asarray(arg["value"]), arg.get("cast")
-        if cast in HOST_CASTS and value.dtype.kind == "f":
+        if cast in HOST_CASTS and value.dtype.name in HOST_CAST_SOURCES:
             with np.errstate(all="ignore"):
                 value = value.astype(jax.dtypes.canonicalize_dtype(value.dtype))
                 args.append(jax.device_put(value.astype(jnp.dtype(cast))))

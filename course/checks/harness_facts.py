@@ -1,7 +1,8 @@
 """What JAX traces and XLA compiles from one call of the learner's function (a function exercise).
 
-STANDALONE, like harness_calls.py, which loads it by path from beside itself (in the sandbox,
-/grader/): the standard library and jax only. Facts, never judgements; bounded in size:
+STANDALONE, like harness_calls.py: harness.py loads it by path from beside itself (in the
+sandbox, /grader/) before the program runs and hands it to harness_calls.py in its tools; the
+standard library and jax only. Facts, never judgements; bounded in size:
 
 - ``jaxpr_facts``: the traced program's size, primitives and typed arithmetic, dead code
   removed (an unused call is not in it);

@@ -66,7 +66,7 @@ def test_a_bfloat16_cast_on_the_host_is_xlas_convert_bit_for_bit(source: str) ->
 
 @pytest.mark.parametrize(("dtype", "cast"), [("float32", "float16"), ("float32", "int32"),
                                              ("int32", "float32"), ("int32", "bfloat16"),
-                                             ("float64", "float32")])
+                                             ("float64", "float32"), ("float16", "bfloat16")])
 def test_other_casts_are_the_devices(dtype: str, cast: str) -> None:
     value = (np.random.default_rng(3).standard_normal(64) * 300).astype(dtype)
     (new,) = hc.arguments(_call(value, cast=cast))
