@@ -7,7 +7,7 @@ from pathlib import Path
 
 from grader_worker.limits import Limits
 from grading_contract.job import Job
-from grading_contract.result import GradingResult
+from grading_contract.result import HOST_OUTCOMES, GradingResult
 
 HERE = Path(__file__).parent
 FIXTURE_CHECKS = HERE / "fixtures" / "checks.py"
@@ -137,19 +137,41 @@ def start_worker(env: dict[str, str], log: Path, concurrency: int = 2):  # noqa:
                                 cwd=Path(__file__).parents[2])
 
 
-def collect(queues, wanted: set[str], timeout: float, kinds=("result",)) -> dict[str, dict]:  # noqa: ANN001
-    """Consume the results queue in this process until every wanted submission reported."""
+SERVICE_TRIES = 3
+"""A job's tries before the service gives up on it (lti_service.submissions.settings)."""
+
+
+def collect(queues, wanted: set[str], timeout: float, kinds=("result",), *,  # noqa: ANN001
+            retry: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Consume the results queue in this process until every wanted submission reported.
+
+    ``retry`` (the jobs sent, by submission id): a host outcome (``host_timeout``,
+    ``infrastructure_error``: the host's doing, never the program's) is sent again as the
+    service sends it, the same job with the next try, up to ``SERVICE_TRIES``; only the last
+    try's result is kept. A loaded test host can starve a correct run past its wall clock.
+    """
     got: dict[str, dict] = {}
     seen: list[dict] = []
+    again: list[dict] = []
 
     def on_message(message: dict) -> None:
         seen.append(message)
-        if message["kind"] == "result":
-            got[message["result"]["submission_id"]] = message["result"]
+        if message["kind"] != "result":
+            return
+        result = message["result"]
+        job = (retry or {}).get(result["submission_id"])
+        if (job is not None and result["outcome"] in HOST_OUTCOMES
+                and result["attempt"] < job["attempt"] + SERVICE_TRIES - 1):
+            again.append({**job, "attempt": result["attempt"] + 1, "enqueued_at": time.time()})
+            return
+        got[result["submission_id"]] = result
 
     queues.on_message = on_message
     deadline = time.time() + timeout
     while not wanted <= set(got) and time.time() < deadline:
         if not queues.process_one(queues.results):
             time.sleep(0.1)
+        while again:
+            queues.enqueue_job(again.pop())
+            deadline += timeout / max(1, len(wanted))  # a retried job's own share of time
     return got

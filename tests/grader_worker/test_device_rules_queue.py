@@ -43,15 +43,16 @@ def test_each_partition_rule_refuses_a_counterexample_on_8_devices(
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     jobs = _jobs(course, CASES)
-    for sid, (exercise_id, _, _, source) in jobs.items():
-        queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
-                            "source": source, "limits": {}, "enqueued_at": time.time(),
-                            "variant": dict((course.exercise(exercise_id)[1].variants
-                                             or [{}])[0])})
+    sent = {sid: {"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
+                  "source": source, "limits": {}, "enqueued_at": time.time(),
+                  "variant": dict((course.exercise(exercise_id)[1].variants or [{}])[0])}
+            for sid, (exercise_id, _, _, source) in jobs.items()}
+    for job in sent.values():
+        queues.enqueue_job(job)
     proc = start_worker(env, tmp_path / "worker.log", concurrency=1)  # 8-device runs: one at
     # a time, so a loaded 2-core host does not stretch each past its wall clock
     try:
-        got = collect(queues, set(jobs), timeout=120 + 60 * len(jobs))
+        got = collect(queues, set(jobs), timeout=120 + 60 * len(jobs), retry=sent)
     finally:
         proc.terminate()
         proc.wait(timeout=60)

@@ -108,19 +108,21 @@ def _grade_sample(tmp_path: Path, redis_url: str | None, pool: CoursePool, *,
     course = load_course(load_config(env).course_root)
     pooled = _pooled(pool)
     expected: dict[str, tuple[str, dict]] = {}
+    sent: dict[str, dict] = {}
     sample = _sample(course, projects=projects)
     for kind, exercise, variant, source in _submissions(course, pooled, sample):
         sid = f"{exercise.id}:{kind}:{len(expected)}"
         expected[sid] = (kind, variant)
-        queues.enqueue_job({"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
-                            "source": source, "limits": {}, "enqueued_at": time.time(),
-                            "variant": variant})
+        sent[sid] = {"submission_id": sid, "attempt": 1, "exercise_id": exercise.id,
+                     "source": source, "limits": {}, "enqueued_at": time.time(),
+                     "variant": variant}
+        queues.enqueue_job(sent[sid])
     kinds = {kind for kind, _ in expected.values()}
     assert {"full", "starter", "hardcoded", "other-variant"} <= kinds, kinds
     assert {sid.split(":", 1)[0] for sid in expected} == sample
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
-        got = collect(queues, set(expected), timeout=60 + 12 * len(expected))
+        got = collect(queues, set(expected), timeout=60 + 12 * len(expected), retry=sent)
     finally:
         proc.terminate()
         proc.wait(timeout=60)
