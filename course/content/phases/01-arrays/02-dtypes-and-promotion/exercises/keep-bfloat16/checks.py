@@ -1,4 +1,9 @@
-"""Hidden checks for arrays-02.exercise.keep-bfloat16: shift_and_scale stays in bfloat16."""
+"""Hidden checks for arrays-02.exercise.keep-bfloat16: shift_and_scale stays in bfloat16.
+
+The drawn calls reuse the fixed calls' shapes ((5,), (2,) or (2, 3)) with fresh values: each new
+shape is compiled plain, under jit and traced in the learner's run (random sizes cost ~1.0 s of
+a 3.8 s run, these ~0.2 s), and the fixed calls already vary it.
+"""
 
 import numpy as np
 
@@ -22,6 +27,7 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
                                                        np.full(5, 0.25))),
         Call("zero bias", pair(np.array([3.0, -2.0]), np.zeros(2))),
         Call("a matrix", pair(np.arange(6.0).reshape(2, 3) - 2.5, np.full((2, 3), -0.5))),
-        *(Call(f"random draw {i}", pair(rng.normal(size=size), rng.normal(size=size)), "random")
-          for i, size in enumerate(rng.integers(2, 9, size=3))),
+        *(Call(f"random draw {i}", pair(rng.normal(size=shape), rng.normal(size=shape)), "random")
+          for i, shape in enumerate(((5,), (2,), (2, 3))[int(j)]
+                                    for j in rng.integers(0, 3, size=3))),
     ]

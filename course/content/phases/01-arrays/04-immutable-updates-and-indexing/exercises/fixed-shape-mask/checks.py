@@ -1,4 +1,9 @@
-"""Hidden checks for arrays-04.exercise.fixed-shape-mask: keep_above(x) keeps x's shape."""
+"""Hidden checks for arrays-04.exercise.fixed-shape-mask: keep_above(x) keeps x's shape.
+
+The drawn calls reuse the fixed calls' shapes ((4,), (3,), (2,) or 2 x 2) with fresh values:
+each new shape is compiled plain, under jit and traced in the learner's run, and the fixed calls
+already vary it.
+"""
 
 import numpy as np
 
@@ -22,6 +27,8 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
                                                                 np.float32),)),
         Call("every value above the threshold", (np.array([t + 0.5, t + 3.0], np.float32),)),
         Call("a matrix", (np.array([[t + 1.0, t], [t - 2.0, t + 2.0]], np.float32),)),
-        *(Call(f"random draw {i}", ((rng.normal(size=int(rng.integers(2, 10))) * 3 + t)
-                                   .astype(np.float32),), "random") for i in range(3)),
+        *(Call(f"random draw {i}", ((rng.normal(size=shape) * 3 + t).astype(np.float32),),
+               "random")
+          for i, shape in enumerate(((4,), (3,), (2,), (2, 2))[int(j)]
+                                    for j in rng.integers(0, 4, size=3))),
     ]

@@ -37,18 +37,20 @@ def substitutes(params: dict, rng: np.random.Generator) -> dict[str, str]:
     return {"build_tree": f"def build_tree(a, b, c):\n    return {tree}\n"}
 
 
-def _arrays(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
-    shapes = [tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-              for _ in range(3)]
-    return tuple(rng.normal(size=s).astype(np.float32) for s in shapes)
-
-
 EDGE = {
     "the lesson's arrays": (np.ones((2, 3), np.float32), np.arange(3, dtype=np.float32),
                              np.array(-2.0, np.float32)),
     "zeros and a scalar": (np.zeros((2, 2), np.float32), np.zeros(1, np.float32),
                            np.array(3.0, np.float32)),
 }
+
+
+def _arrays(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Fresh N(0, 1) values in the shapes of one of the EDGE calls: each new shape is compiled
+    plain, under jit and traced in the learner's run, and the drawn tree, not the shapes, is
+    what a sum written for the lesson's tree gets wrong."""
+    edge = list(EDGE.values())[int(rng.integers(len(EDGE)))]
+    return tuple(rng.normal(size=a.shape).astype(np.float32) for a in edge)
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:

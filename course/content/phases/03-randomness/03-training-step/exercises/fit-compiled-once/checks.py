@@ -54,10 +54,16 @@ def _problem(rng: np.random.Generator, examples: int, features: int,
             rng.normal(size=(examples, 1)).astype(np.float32))
 
 
+SHAPES = ((64, 1, 16), (1, 3, 4))
+"""(examples, features, hidden) of the fixed problems. The drawn problems reuse them with fresh
+values: each new shape is compiled plain, under jit and traced in the learner's run, and a
+fit_step compiled once per shape is told from one compiled per call by the repeated shapes."""
+
+
 def _edges() -> dict[str, tuple[np.ndarray, ...]]:
     fixed = np.random.default_rng(3)
-    return {"the lesson's shapes (1 -> 16 -> 1, 64 examples)": _problem(fixed, 64, 1, 16),
-            "one example, three features": _problem(fixed, 1, 3, 4)}
+    return {"the lesson's shapes (1 -> 16 -> 1, 64 examples)": _problem(fixed, *SHAPES[0]),
+            "one example, three features": _problem(fixed, *SHAPES[1])}
 
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
@@ -65,8 +71,6 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
     return [*(Call(label, (*args, 5)) for label, args in edges.items()),
             Call("the lesson's shapes again, more steps",
                  (*next(iter(edges.values())), 12)),
-            *(Call(f"random draw {i}", (*_problem(rng, int(rng.integers(2, 40)),
-                                                  int(rng.integers(1, 4)),
-                                                  int(rng.integers(2, 12))),
+            *(Call(f"random draw {i}", (*_problem(rng, *SHAPES[int(rng.integers(len(SHAPES)))]),
                                         int(rng.integers(2, 8))), "random")
               for i in range(2))]

@@ -22,6 +22,10 @@ EXERCISE = FunctionExercise(
 )
 
 
+LONG = 40
+"""Epochs of the long fixed curve and of the drawn ones: long enough to level off and stop."""
+
+
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
     p = params["p"]
 
@@ -37,6 +41,10 @@ def calls(params: dict, rng: np.random.Generator) -> list[Call]:
         Call("an improvement smaller than 1e-4", (np.array([1.0] + [1.0 - 5e-5 * i
                                                                     for i in range(1, p + 3)],
                                                            np.float32),)),
-        *(Call(f"random draw {i}", (curve(int(rng.integers(p + 2, 40))),), "random")
-          for i in range(3)),
+        Call("a long run that overfits after epoch 20",
+             ((0.2 + ((np.arange(LONG) - 20) / 20) ** 2).astype(np.float32),)),
+        # Drawn curves in the long fixed call's length, fresh values: each new length is
+        # compiled plain, under jit and traced in the learner's run, and a noisy curve of 10
+        # epochs or fewer almost never stops before its last (nor would code that never stops).
+        *(Call(f"random draw {i}", (curve(LONG),), "random") for i in range(3)),
     ]

@@ -2,7 +2,7 @@
 
 The numbers must equal one device's x @ w within float32 rounding of a sum split in 8 and
 added in another order: k terms of size |x||w| each, eps 1.2e-7, so rtol 1e-5 and atol 1e-5
-for the drawn inputs (k <= 64, entries ~N(0, 1)). The method is read from what the compiler
+for the drawn inputs (k <= 32, entries ~N(0, 1)). The method is read from what the compiler
 did: the result replicated on all 8 devices (its sharding), and the compiled program holding
 the collective the variant's layout needs (a split contraction adds partial products: an
 all-reduce; split rows are gathered: an all-gather) and not the other."""
@@ -33,8 +33,9 @@ EXERCISE = FunctionExercise(
 
 def calls(params: dict, rng: np.random.Generator) -> list[Call]:
     def draw(i: int) -> Call:
-        m, k, n = (8 * int(rng.integers(1, 4)), 8 * int(rng.integers(1, 9)),
-                   int(rng.integers(1, 9)))
+        # The fixed calls' (m, k, n), fresh values: each new shape is compiled plain, under jit
+        # and traced in the learner's run, and both split the contraction and the rows by 8.
+        m, k, n = ((16, 32, 8), (8, 8, 1))[int(rng.integers(2))]
         return Call(f"random draw {i}", (rng.normal(size=(m, k)).astype(np.float32),
                                          rng.normal(size=(k, n)).astype(np.float32)), "random")
 
