@@ -11,14 +11,13 @@ conftest's ``course_pool``, so each submission takes one sandboxed run.
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 from conftest import CoursePool
 from grader_helpers import collect, drawing_from, start_worker, worker_env
-from test_method_rules_queue import _jobs
+from test_method_rules_queue import _jobs, _send
 
 from course import load_course
 from grader_worker.config import load_config
@@ -43,12 +42,7 @@ def test_each_partition_rule_refuses_a_counterexample_on_8_devices(
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     jobs = _jobs(course, CASES)
-    sent = {sid: {"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
-                  "source": source, "limits": {}, "enqueued_at": time.time(),
-                  "variant": dict((course.exercise(exercise_id)[1].variants or [{}])[0])}
-            for sid, (exercise_id, _, _, source) in jobs.items()}
-    for job in sent.values():
-        queues.enqueue_job(job)
+    sent = _send(queues, course, jobs)
     proc = start_worker(env, tmp_path / "worker.log", concurrency=1)  # 8-device runs: one at
     # a time, so a loaded 2-core host does not stretch each past its wall clock
     try:

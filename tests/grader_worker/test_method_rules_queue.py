@@ -99,6 +99,18 @@ def _jobs(course, cases: dict,  # noqa: ANN001
     return jobs
 
 
+
+def _send(queues: Queues, course, jobs: dict) -> dict[str, dict]:  # noqa: ANN001
+    """Enqueue ``jobs`` (``_jobs``'s) in each exercise's first variant; the jobs as sent, for
+    ``collect(retry=...)``."""
+    sent = {sid: {"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
+                  "source": source, "limits": {}, "enqueued_at": time.time(),
+                  "variant": dict((course.exercise(exercise_id)[1].variants or [{}])[0])}
+            for sid, (exercise_id, _, _, source) in jobs.items()}
+    for job in sent.values():
+        queues.enqueue_job(job)
+    return sent
+
 @pytest.mark.slow
 @pytest.mark.parametrize("cases", [CASES, PHASE_03], ids=["phases-01-02", "phase-03"])
 def test_each_method_rule_refuses_a_counterexample_that_used_to_pass(
@@ -108,12 +120,7 @@ def test_each_method_rule_refuses_a_counterexample_that_used_to_pass(
     queues = Queues(load_config(env))
     course = load_course(load_config(env).course_root)
     jobs = _jobs(course, cases, references=False)
-    sent = {sid: {"submission_id": sid, "attempt": 1, "exercise_id": exercise_id,
-                  "source": source, "limits": {}, "enqueued_at": time.time(),
-                  "variant": dict((course.exercise(exercise_id)[1].variants or [{}])[0])}
-            for sid, (exercise_id, _, _, source) in jobs.items()}
-    for job in sent.values():
-        queues.enqueue_job(job)
+    sent = _send(queues, course, jobs)
     proc = start_worker(env, tmp_path / "worker.log", concurrency=2)
     try:
         got = collect(queues, set(jobs), timeout=60 + 15 * len(jobs), retry=sent)
