@@ -18,6 +18,8 @@ from course.tools.exercise_items import (
 )
 from tests.packaged import packaged_course
 
+pytestmark = pytest.mark.usefixtures("warm_runs")
+
 
 def test_check_titles_a_learner_reads_are_plain_sentences() -> None:
     assert learner_facing("fit_step is jitted once per problem shape, not once per step")

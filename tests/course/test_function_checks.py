@@ -23,6 +23,8 @@ from course.tools.checking import grade_submission
 from course.variants import is_variant, render, variant_for, variant_space
 from tests.packaged import packaged_course
 
+pytestmark = pytest.mark.usefixtures("warm_runs")
+
 
 def _grade(exercise_id: str, body: str, tmp: Path, variant: dict | None = None):  # noqa: ANN202
     lesson, exercise = packaged_course().exercise(exercise_id)
