@@ -23,7 +23,7 @@ from course.build.builder import REQUIREMENTS
 from course.loader import CONTENT_ROOT
 from course.model import Course
 from course.render import STAGES
-from course.tools.execute import JAX_CACHE_ENV
+from tests.packaged import packaged_course
 
 SOURCE = CONTENT_ROOT
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
@@ -37,7 +37,6 @@ class Built:
     course: Course
     out: Path
     report: BuildReport
-    jax_cache: Path
 
 
 @pytest.fixture(scope="session")
@@ -47,13 +46,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
     course = load_course(root)
     out = base / "site"
-    # A compilation cache of the build's own (an author's kept one, as `course check` keeps):
-    # the notebook kernels, the only JAX runs of a build, must compile into it.
-    cache = base / "jax-cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(JAX_CACHE_ENV, str(cache))
-        report = build_site(course, out)
-    return Built(root, course, out, report, cache)
+    report = build_site(course, out)
+    return Built(root, course, out, report)
 
 
 def copy_of(built: Built, tmp_path: Path) -> tuple[Path, Path]:
@@ -148,10 +142,20 @@ def test_notebooks_are_valid_and_executed(built: Built) -> None:
         assert printed.strip(), f"{lesson.id}: no cell printed anything"
 
 
-def test_notebook_kernels_share_the_kept_compilation_cache(built: Built) -> None:
-    """With PATHWAYS_CHECK_JAX_CACHE naming a folder, the lesson notebooks' kernels compile
-    into it (and read it), as `course check`'s runs do: the build's executables are there."""
-    assert [p.name for p in built.jax_cache.iterdir() if p.name.startswith("jit_")]
+def test_a_notebook_kernel_shares_the_kept_compilation_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With PATHWAYS_CHECK_JAX_CACHE naming a folder, a lesson notebook's kernel compiles into
+    it (and reads it), as `course check`'s runs do."""
+    from course.build.notebooks import execute_lesson_notebook
+    from course.tools.execute import JAX_CACHE_ENV
+
+    monkeypatch.setenv(JAX_CACHE_ENV, str(tmp_path / "jax-cache"))
+    lesson = packaged_course().lessons()[0]
+    nb = nbformat.reads(execute_lesson_notebook(lesson).decode(), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert [p.name for p in (tmp_path / "jax-cache").iterdir() if p.name.startswith("jit_")]
 
 
 def test_exercise_downloads_hold_main_and_every_starter(built: Built) -> None:
