@@ -29,13 +29,12 @@ from course.model import Course, Exercise, Lesson
 from course.tools import exercise_items as graded
 from course.tools.check_cache import CheckCache, item_keys
 from course.tools.compare import first_difference, output_diff
-from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, compile_cache, run_python
+from course.tools.execute import DEFAULT_TIMEOUT_S, run_python, shared_runs
 from course.tools.exercise_items import (  # noqa: F401 - re-exported for callers
     CHECK_SEED,
     grade_submission,
     hardcoded_submission,
 )
-from course.tools.forkserver import prewarmed
 
 KINDS = ("main", "build", "experiment", "figure", "solution", "starter", "hardcoded", "variant",
          "counterexample")
@@ -230,7 +229,7 @@ def run_items(items: Iterable[Item], *, workers: int = 2, timeout: float = DEFAU
     # One item runs cold (no fork server), where a cache of its own would serve nothing.
     with ExitStack() as stack:
         if len(items) > 1:
-            stack.enter_context(prewarmed(stack.enter_context(compile_cache(child_env()))))
+            stack.enter_context(shared_runs())
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=max(1, workers)))
         futures = [pool.submit(run_item, item, timeout) for item in items]
         for future in as_completed(futures):

@@ -95,6 +95,14 @@ def compile_cache(env: dict[str, str]) -> Iterator[dict[str, str]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextmanager
+def shared_runs() -> Iterator[dict[str, str]]:
+    """What `course check`'s runs share: one compilation cache (``compile_cache``) and one fork
+    server started with it (``forkserver.prewarmed``). Yields the runs' environment."""
+    with compile_cache(child_env()) as env, forkserver.prewarmed(env):
+        yield env
+
+
 def run_python(args: list[str], *, cwd: Path, timeout: float = DEFAULT_TIMEOUT_S,
                extra_env: dict[str, str] | None = None, kept_cache: bool = True) -> RunResult:
     """``python *args`` in ``cwd``; output captured as text. Inside

@@ -11,8 +11,7 @@ from content_background import TEST_NAME, Background
 
 from course import CONTENT_ROOT
 from course.tools.checking import Item
-from course.tools.execute import child_env, compile_cache
-from course.tools.forkserver import prewarmed
+from course.tools.execute import shared_runs
 
 LESSON_04 = "phases/01-arrays/04-immutable-updates-and-indexing"
 BACKGROUND = pytest.StashKey[Background]()
@@ -67,8 +66,8 @@ def warm_runs():
     """One fork server and compilation cache for a module's graded runs, as `course check`
     has: each run then skips the ~2 s cold JAX import (the runs' code is what a test checks;
     test_forkserver and test_compile_cache hold the forked and cold runs alike)."""
-    with compile_cache(child_env()) as env, prewarmed(env) as server:
-        yield server
+    with shared_runs():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course.tools.execute import JAX_CACHE_ENV, child_env, compile_cache, run_python
-from course.tools.forkserver import prewarmed
+from course.tools.execute import JAX_CACHE_ENV, compile_cache, run_python, shared_runs
 
 PROGRAM = """import jax, jax.numpy as jnp
 f = jax.jit(lambda x: jnp.tanh(x) * 3 + 1)
@@ -18,7 +17,7 @@ print(f(jnp.arange(4.0)).tolist())
 def _run_twice(tmp_path: Path) -> tuple[list[str], Path | None]:
     script = tmp_path / "main.py"
     script.write_text(PROGRAM)
-    with compile_cache(child_env()) as env, prewarmed(env):
+    with shared_runs() as env:
         folder = env.get("JAX_COMPILATION_CACHE_DIR")
         first = run_python([str(script)], cwd=tmp_path)
         entries = sorted(p.name for p in Path(folder).iterdir()) if folder else []
