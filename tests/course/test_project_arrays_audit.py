@@ -5,25 +5,13 @@ caught by the changed-condition diagnosis."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from project_runs import run_project
 
 PROJECT = Path(__file__).resolve().parents[2] / "course" / "content" / "projects" / "arrays-audit"
-
-
-def run_project(
-    project: Path, cwd: Path, *args: str
-) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    return subprocess.run(
-        [sys.executable, str(project / "run.py"), *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=180,
-    )
 
 
 def test_solution_passes_every_stage_and_writes_evidence(tmp_path: Path) -> None:

@@ -5,21 +5,13 @@ a step that never splits the batch is caught by the stage that proves it."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from project_runs import run_project
 
 PROJECT = (Path(__file__).resolve().parents[2] / "course" / "content" / "projects"
            / "shard-the-step")
-
-
-def run_project(project: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env["JAX_PLATFORMS"] = "cpu"
-    return subprocess.run([sys.executable, str(project / "run.py"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_solution_passes_every_stage_and_writes_evidence(tmp_path: Path) -> None:

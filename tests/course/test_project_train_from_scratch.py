@@ -6,20 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from project_runs import run_project
 
 PROJECT = (Path(__file__).resolve().parents[2] / "course" / "content" / "projects"
            / "train-from-scratch")
-
-
-def run_project(project: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    return subprocess.run([sys.executable, str(project / "run.py"), *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=900)
 
 
 def broken_copy(tmp_path: Path, old: str, new: str) -> Path:
