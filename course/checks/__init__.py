@@ -32,6 +32,7 @@ from course.checks.functions import (
 )
 from course.checks.observed import (
     blocks,
+    compile_signature,
     compiles_per_signature,
     counts_observed,
     distinct_outputs,
@@ -74,6 +75,7 @@ __all__ = [
     "Rule",
     "calls_function",
     "blocks",
+    "compile_signature",
     "compiles_per_signature",
     "computes_in",
     "counts_observed",

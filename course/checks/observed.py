@@ -25,18 +25,28 @@ from course.checks.behaviour import _pairs, _rule
 from course.checks.functions import Call, Cast, FunctionExercise, Rule
 
 
-def _signature(call: Call, static: Sequence[int]) -> tuple[Any, ...]:
-    """What jit keys its cache on: shapes and dtypes, the value of a static argument, the
-    type of a traced Python scalar."""
-    key: list[Any] = []
-    for index, arg in enumerate(call.args):
-        value = arg.value if isinstance(arg, Cast) else arg
-        if isinstance(value, bool | int | float | str) or value is None:
-            key.append(("value", value) if index in static else ("type", type(value).__name__))
-        else:
-            array = np.asarray(value)
-            key.append((array.shape, str(array.dtype)))
-    return tuple(key)
+def compile_signature(call: Call, static: Sequence[int] = ()) -> tuple[Any, ...]:
+    """What ``jit`` keys its cache on, argument by argument: an array's shape and dtype (a
+    cast's, the dtype it arrives in), a static argument's value, a traced Python scalar's type,
+    a pytree's structure with its leaves'. Two calls with equal signatures share one
+    compilation; the drawn calls' shapes are held to the fixed calls' by it
+    (tests/course/test_drawn_shapes.py)."""
+    return tuple(_argument(arg, index in static) for index, arg in enumerate(call.args))
+
+
+def _argument(value: Any, static: bool) -> Any:
+    if isinstance(value, Cast):
+        return ("cast", np.shape(value.value), value.dtype)
+    if isinstance(value, np.ndarray | np.generic) or hasattr(value, "__jax_array__") \
+            or (hasattr(value, "shape") and hasattr(value, "dtype")):
+        return ("array", tuple(value.shape), str(value.dtype))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _argument(v, static)) for k, v in sorted(value.items())))
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_argument(v, static) for v in value))
+    if static:
+        return ("static", value)
+    return ("scalar", type(value).__name__)
 
 
 def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: str = "",
@@ -56,7 +66,7 @@ def compiles_per_signature(why: str, *, static: Sequence[int] = (), function: st
         if compiled is None:
             return f"`{name}` is not a jax.jit-compiled function"
         if key is None:
-            wanted = len({_signature(c, static) for c, _ in _pairs(v, name)})
+            wanted = len({compile_signature(c, static) for c, _ in _pairs(v, name)})
         else:
             wanted = len({key(c, v.params) for c in v.inputs})
         if compiled != wanted:

@@ -19,8 +19,10 @@ from course.checks import (
     Call,
     CapturedCalls,
     CapturedValues,
+    Cast,
     FunctionExercise,
     Values,
+    compile_signature,
     compiles_per_signature,
     differentiates_loop,
     functional_update,
@@ -275,3 +277,23 @@ def test_compiles_per_signature_can_count_a_helper_per_bucket() -> None:
     facts.compiled["helper"] = 5  # once per length
     assert "5 times for 3" in rule.judge(values, SPEC)
     assert rule.subject == "helper" and rule.feedback == "pad first."
+
+
+def test_a_compile_signature_is_jits_cache_key_leaf_by_leaf() -> None:
+    """Arrays by shape and dtype (NumPy's or JAX's alike), a cast by the dtype it arrives in,
+    a static argument by value, a traced scalar by type, a pytree by its structure and leaves:
+    two parameter pytrees whose leaves differ in shape compile twice (read as one NumPy
+    object array, they once counted as one signature)."""
+    def params(width: int) -> list[dict]:
+        return [{"w": np.zeros((3, width), np.float32), "b": np.zeros(width, np.float32)}]
+
+    def sig(*args: object, static: tuple[int, ...] = ()) -> tuple:
+        return compile_signature(Call("c", args), static)
+
+    assert sig(np.ones(3, np.float32)) == sig(jnp.zeros(3, jnp.float32))
+    assert sig(np.ones(3, np.float32)) != sig(np.ones(3, np.float64))
+    assert sig(Cast(np.ones(2), "bfloat16")) != sig(Cast(np.ones(2), "float16"))
+    assert sig(np.ones(2), 4) == sig(np.zeros(2), 5)
+    assert sig(np.ones(2), 4, static=(1,)) != sig(np.ones(2), 5, static=(1,))
+    assert sig(params(4)) == sig(params(4)) != sig(params(5))
+    assert sig({"a": np.ones(2), "b": 1.0}) != sig({"a": np.ones(2), "b": 1})

@@ -11,12 +11,10 @@ seed-dependent choices, not the compilations. Deterministic and cheap: no progra
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
-from course.checks import Call, Cast, load_suite
+from course.checks import Call, compile_signature, load_suite
 from course.variants import variant_space
 from tests.packaged import packaged_course
 
@@ -27,22 +25,10 @@ OWN_SHAPES: dict[str, str] = {}
 """exercise id -> why its drawn calls need shapes of their own (none today)."""
 
 
-def _shape(value: Any, static: bool) -> Any:
-    """What a compilation depends on: array shapes and dtypes, a static argument's value, a
-    traced scalar's type, the structure of a pytree."""
-    if isinstance(value, Cast):
-        return ("cast", np.shape(value.value), value.dtype)
-    if isinstance(value, np.ndarray | np.generic):
-        return ("array", value.shape, str(value.dtype))
-    if isinstance(value, dict):
-        return ("dict", tuple((k, _shape(v, static)) for k, v in sorted(value.items())))
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, tuple(_shape(v, static) for v in value))
-    return ("static", repr(value)) if static else ("scalar", type(value).__name__)
-
-
 def signature(call: Call, static: tuple[int, ...]) -> tuple:
-    return (call.function, tuple(_shape(arg, i in static) for i, arg in enumerate(call.args)))
+    """The grader's own compile signature (``course.checks.compile_signature``: what the
+    ``compiles_per_signature`` rule counts), with the function called."""
+    return (call.function, compile_signature(call, static))
 
 
 def _function_exercises() -> list:
