@@ -119,10 +119,13 @@ def fill_pool(items: list[tuple[str, str, str]], tmp: Path, warm: bool, pool: in
 
 
 def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm: bool,
-               limits: dict, one_at_a_time: bool = False, pool: int = 0) -> dict:
+               limits: dict, one_at_a_time: bool = False, pool: int = 0,
+               gap_s: float = 0.0) -> dict:
     """Grade ``items`` with ``workers`` real workers. A burst (all submitted at once) measures
     throughput, its latencies include waiting in the queue; ``one_at_a_time`` submits the next
-    only when the last is recorded, so a latency is what one learner waits on an idle system."""
+    ``gap_s`` after the last is recorded, so a latency is what one learner waits on an idle
+    system: a worker that has just finished a job reads the queue again at once, an idle one
+    only at its polling interval (SQLite's queue is polled, grader_worker.cli.IDLE_POLL_S)."""
     name = f"{workers}{'-idle' if one_at_a_time else ''}"
     url = f"sqlite:///{tmp / f'bench-{name}.sqlite3'}"
     upgrade(url)
@@ -159,7 +162,10 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
                     return
                 time.sleep(0.05)
 
-        for batch in ([[item] for item in items] if one_at_a_time else [items]):
+        for index, batch in enumerate([[item] for item in items] if one_at_a_time
+                                      else [items]):
+            if index and gap_s:
+                time.sleep(gap_s)
             submit(batch)
             wait_recorded()
         elapsed = time.time() - start
@@ -263,6 +269,9 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=4,
                         help="also grade this many (non-timeout) submissions one at a time with "
                              "1 worker: the latency a learner sees on an idle system (0: skip)")
+    parser.add_argument("--gap", type=float, default=5.0,
+                        help="seconds between one-at-a-time submissions, so that each finds "
+                             "the worker idle (0: the next right after the last is recorded)")
     parser.add_argument("--pool", type=int, default=0,
                         help="fill a seed pool of this many entries a variant first (pathways "
                              "seed-pool) and grade from it: one sandboxed run per submission")
@@ -281,12 +290,12 @@ def main() -> None:
                 for w in args.workers.split(",")]
         gradable = [item for item in items if item[1] != "timeout"][:args.idle]
         idle = run_config(1, gradable, tmp, args.warm, limits, one_at_a_time=True,
-                          pool=args.pool) if gradable else None
+                          pool=args.pool, gap_s=args.gap) if gradable else None
     RESULTS.mkdir(parents=True, exist_ok=True)
     line = {**_results.environment(), "loadavg_before": load_before,
             "loadavg_after": _results.loadavg(),
             "queue": "redis" if os.environ.get("REDIS_URL") else "sqlite",
-            "warm": args.warm, "pool": args.pool,
+            "warm": args.warm, "pool": args.pool, "gap_s": args.gap,
             "pool_fill_s": None if filled_s is None else round(filled_s, 1),
             "bare_python_median_s": round(bare, 3),
             "mix": {k: sum(1 for _, kind, _ in items if kind == k)

@@ -8,6 +8,7 @@ import sys
 import threading
 
 import click
+from huey.consumer import Consumer
 
 from grader_worker.config import GraderConfig, load_config
 from grader_worker.errors import GraderError
@@ -16,6 +17,14 @@ from pathways import logs
 from pathways.env import EnvError
 
 logger = logging.getLogger(__name__)
+
+IDLE_POLL_S = {"sqlite": 0.1, "redis": 1.0}
+"""The longest an idle worker thread waits before reading the grading queue again (huey backs
+off from 0.1 s to this while the queue is empty or unreachable). Redis hands a job to a blocked
+reader as it arrives, so there it only paces the retries while Redis is down. SQLite's queue is
+polled, so there it is how long a submission can wait for an idle worker: at 1 s, a learner
+on a quiet system waited half a second on average before their run started (bench/README.md,
+"An idle worker"); 0.1 s costs each idle run slot ten small reads a second."""
 
 
 def _require_cgroups(config: GraderConfig) -> None:
@@ -35,6 +44,19 @@ def _require_cgroups(config: GraderConfig) -> None:
             "PATHWAYS_GRADER_ALLOW_NO_CGROUP=1 starts it anyway, with rlimits only.")
     logger.warning("running without per-run cgroups (PATHWAYS_GRADER_ALLOW_NO_CGROUP): no pids "
                    "limit for runs", extra={"error": problem})
+
+
+def queue_kind(config: GraderConfig) -> str:
+    return "redis" if config.redis_url else "sqlite"
+
+
+def grading_consumer(queues: Queues, config: GraderConfig, concurrency: int) -> Consumer:
+    """huey's consumer of the grading queue: ``concurrency`` threads, SIGTERM finishes the jobs
+    in hand, each idle thread reading the queue at least every ``IDLE_POLL_S`` of its kind."""
+    return queues.grading.create_consumer(workers=concurrency, worker_type="thread",
+                                          graceful_signal="TERM", periodic=False,
+                                          check_worker_health=True, initial_delay=0.1,
+                                          max_delay=IDLE_POLL_S[queue_kind(config)])
 
 
 def _pending(queues: Queues) -> dict[str, int] | str:
@@ -92,7 +114,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     logger.info("worker ready", extra={"worker": grader.id, "platform": config.platform,
                                         "devices": info.device_count, "jax": info.jax,
                                         "concurrency": concurrency,
-                                        "queue": "redis" if config.redis_url else "sqlite",
+                                        "queue": queue_kind(config),
                                         "pending": _pending(queues)})
     if check:
         grader.close()
@@ -102,10 +124,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     grader.state = f"ok, {concurrency} run(s) at a time"
     threading.Thread(target=grader.beat_forever, args=(config.heartbeat_s,), daemon=True,
                      name="heartbeat").start()
-    consumer = queues.grading.create_consumer(workers=concurrency, worker_type="thread",
-                                              graceful_signal="TERM", periodic=False,
-                                              check_worker_health=True, initial_delay=0.1,
-                                              max_delay=1.0)
+    consumer = grading_consumer(queues, config, concurrency)
     try:
         consumer.run()
     finally:

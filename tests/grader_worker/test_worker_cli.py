@@ -45,3 +45,24 @@ def test_worker_refuses_to_start_where_runs_would_have_no_cgroup(tmp_path: Path)
     assert allowed.returncode == 0, allowed.stderr[-2000:]
     assert allowed.stdout.startswith("ok: cpu x1")
     assert "running without per-run cgroups" in allowed.stderr
+
+
+def test_an_idle_worker_reads_a_polled_queue_often_and_a_blocking_one_as_jobs_arrive(
+        tmp_path: Path) -> None:
+    """SQLite's queue is polled: an idle run slot reads it at least every 0.1 s, so a
+    submission on a quiet system starts within ~0.1 s, not up to the second huey's backoff
+    allowed before. Redis hands a job to a blocked reader (BRPOP) as it arrives; its interval
+    only paces retries while Redis is down."""
+    from grader_worker.cli import grading_consumer
+    from grader_worker.config import load_config
+    from grading_contract.queues import Queues
+
+    sqlite = load_config(worker_env(tmp_path / "a", "poll-"))
+    queues = Queues(sqlite)
+    consumer = grading_consumer(queues, sqlite, 2)
+    assert not queues.grading.storage.blocking
+    assert consumer.workers == 2 and consumer.max_delay <= 0.1
+    redis = load_config(worker_env(tmp_path / "b", "poll-", "redis://127.0.0.1:9/0"))
+    queues = Queues(redis)
+    assert queues.grading.storage.blocking
+    assert grading_consumer(queues, redis, 1).max_delay == 1.0
