@@ -146,22 +146,29 @@ def _checkpoint_page(access: PlacementAccess):  # type: ignore[no-untyped-def]
 @bp.get("/<int:placement_id>")
 @guard(LEARNER)
 def lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
-    session = db()
-    portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
-    session.commit()
-    if access.item.kind == "checkpoint":
-        return _checkpoint_page(access)
-    return _page(access)
+    page = _checkpoint_page(access) if access.item.kind == "checkpoint" else _page(access)
+    _record_open(access)
+    return page
 
 
 @bp.get("/<int:placement_id>/lesson")
 @guard(LEARNER, kinds=("checkpoint",))
 def read_lesson(access: PlacementAccess):  # type: ignore[no-untyped-def]
     """The whole lesson a checkpoint placement checks (its page links to the section)."""
+    page = _page(access)
+    _record_open(access)
+    return page
+
+
+def _record_open(access: PlacementAccess) -> None:
+    """Note the open once the page is built, in the transaction its reads began: one
+    connection checkout a page (committing first made the reads check out a second one, with a
+    ping, a BEGIN and a ROLLBACK of its own on PostgreSQL). The reads come first because
+    SQLite takes its write lock at the upsert: it is held for the upsert and the commit, never
+    while the page renders."""
     session = db()
     portfolio.record_open(session, access.user, access.context, access.item.lesson.id)
     session.commit()
-    return _page(access)
 
 
 @bp.post("/<int:placement_id>/exercise/<exercise_id>/submit")

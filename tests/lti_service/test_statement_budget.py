@@ -82,6 +82,23 @@ def statements(stack) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
         event.remove(engine, "before_cursor_execute", count)
 
 
+@contextmanager
+def checkouts(stack) -> Iterator[list[int]]:  # type: ignore[no-untyped-def]
+    """Connections the request took from the pool: each one is a ping, a BEGIN and a COMMIT or
+    ROLLBACK on PostgreSQL besides its statements."""
+    seen: list[int] = []
+    engine = state(stack.tool).engine
+
+    def count(*_: Any) -> None:
+        seen.append(1)
+
+    event.listen(engine, "checkout", count)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "checkout", count)
+
+
 def test_login_launch_and_answer_stay_within_their_statements(stack) -> None:  # type: ignore[no-untyped-def]
     # Two first learners make what a lecture hall then shares: the tool key (made at the first
     # login, seen at the second), the cached key set, the course and the placement.
@@ -105,12 +122,14 @@ def test_login_launch_and_answer_stay_within_their_statements(stack) -> None:  #
     assert r.status_code == 302, r.text[:300]
     location = urlparse(r.headers["Location"])
     token = parse_qs(location.query)["lt"][0]
-    with statements(stack) as at_page, Renders(stack.tool) as renders["page"]:
+    with statements(stack) as at_page, checkouts(stack) as page_checkouts, \
+            Renders(stack.tool) as renders["page"]:
         page = browser.get(stack.tool_url + r.headers["Location"]
                            if r.headers["Location"].startswith("/") else r.headers["Location"])
     assert page.status_code == 200, page.text[:300]
     placement = location.path.rstrip("/").split("/")[-1]
-    with statements(stack) as at_answer, Renders(stack.tool) as renders["answer"]:
+    with statements(stack) as at_answer, checkouts(stack) as answer_checkouts, \
+            Renders(stack.tool) as renders["answer"]:
         answer = requests.post(f"{stack.tool_url}/api/placements/{placement}/checkpoint-answers",
                                json={"choice": "a"}, headers={"X-Pathways-Launch": token},
                                timeout=30)
@@ -129,9 +148,13 @@ def test_login_launch_and_answer_stay_within_their_statements(stack) -> None:  #
     (lesson,) = stack.deep_link(["arrays-04"])
     page = stack.launch(browser, lesson["id"], "bob")
     assert "/exercise/arrays-04.exercise.mask-tail/submit" in page.text
-    with statements(stack) as at_lesson_page, Renders(stack.tool) as renders["lesson_page"]:
+    with statements(stack) as at_lesson_page, checkouts(stack) as lesson_checkouts, \
+            Renders(stack.tool) as renders["lesson_page"]:
         assert browser.get(page.url).status_code == 200
     assert len(at_lesson_page) == BUDGET["lesson_page"], at_lesson_page
+    # One transaction a page and an answer: the lesson-opened upsert commits with the page's
+    # reads (it committed first, and the reads took a second connection).
+    assert (len(page_checkouts), len(lesson_checkouts), len(answer_checkouts)) == (1, 1, 1)
 
     for step, seen in renders.items():
         assert (step, seen.bodies, seen.markdown) == (step, 0, 0)
