@@ -211,8 +211,11 @@ def _grading_run(row: dict[str, Any]) -> list[str]:
                      "bare python s", "median / bare"], body)
     idle = row.get("idle")
     if idle:
+        gap = row.get("gap_s")
+        when = (f"{gap:g} s after the last was recorded, the worker idle" if gap
+                else "submitted when the last was recorded")
         lines += ["", f"One at a time (1 worker, {idle.get('recorded')} submissions, each "
-                  f"submitted when the last was recorded): median {idle.get('median_s')} s, "
+                  f"{when}): median {idle.get('median_s')} s, "
                   f"p95 {idle.get('p95_s')} s, median / bare {idle.get('median_over_bare')} "
                   "(the target's figure; the burst rows above include waiting in the queue)."]
     lines += _commands([row], "grading.py")
