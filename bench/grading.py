@@ -162,10 +162,9 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
                     return
                 time.sleep(0.05)
 
-        for index, batch in enumerate([[item] for item in items] if one_at_a_time
-                                      else [items]):
-            if index and gap_s:
-                time.sleep(gap_s)
+        batches = [[item] for item in items] if one_at_a_time else [items]
+        for index, batch in enumerate(batches):
+            time.sleep(gap_s if index else 0)
             submit(batch)
             wait_recorded()
         elapsed = time.time() - start
@@ -261,7 +260,7 @@ def plot(runs: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def main() -> None:
+def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=12)
     parser.add_argument("--workers", default="1,2")
@@ -277,7 +276,11 @@ def main() -> None:
                              "seed-pool) and grade from it: one sandboxed run per submission")
     parser.add_argument("--wall-s", type=float, default=20.0,
                         help="wall-clock limit of every run (the looping ones hit it)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _args()
     logging.basicConfig(level=logging.WARNING)
     items = corpus(args.submissions)
     limits = {"wall_s": args.wall_s, "cpu_s": 10}
