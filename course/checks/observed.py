@@ -37,8 +37,7 @@ def compile_signature(call: Call, static: Sequence[int] = ()) -> tuple[Any, ...]
 def _argument(value: Any, static: bool) -> Any:
     if isinstance(value, Cast):
         return ("cast", np.shape(value.value), value.dtype)
-    if isinstance(value, np.ndarray | np.generic) or hasattr(value, "__jax_array__") \
-            or (hasattr(value, "shape") and hasattr(value, "dtype")):
+    if hasattr(value, "shape") and hasattr(value, "dtype"):  # NumPy's, JAX's
         return ("array", tuple(value.shape), str(value.dtype))
     if isinstance(value, dict):
         return ("dict", tuple((k, _argument(v, static)) for k, v in sorted(value.items())))
