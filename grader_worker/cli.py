@@ -18,13 +18,14 @@ from pathways.env import EnvError
 
 logger = logging.getLogger(__name__)
 
-IDLE_POLL_S = {"sqlite": 0.1, "redis": 1.0}
-"""The longest an idle worker thread waits before reading the grading queue again (huey backs
-off from 0.1 s to this while the queue is empty or unreachable). Redis hands a job to a blocked
-reader as it arrives, so there it only paces the retries while Redis is down. SQLite's queue is
-polled, so there it is how long a submission can wait for an idle worker: at 1 s, a learner
-on a quiet system waited half a second on average before their run started (bench/README.md,
-"An idle worker"); 0.1 s costs each idle run slot ten small reads a second."""
+IDLE_POLL_S = 0.1
+"""The longest an idle worker thread waits before reading a polled grading queue (SQLite's)
+again: how long a submission can wait for an idle worker. At huey's 1 s a learner on a quiet
+system waited half a second on average before their run started (bench/README.md, "An idle
+worker"); 0.1 s costs each idle run slot ten small reads a second."""
+RETRY_PACE_S = 1.0
+"""The same for a blocking queue (Redis: a blocked read gets a job as it arrives), where it
+only paces the retries while the queue is down."""
 
 
 def _require_cgroups(config: GraderConfig) -> None:
@@ -46,17 +47,14 @@ def _require_cgroups(config: GraderConfig) -> None:
                    "limit for runs", extra={"error": problem})
 
 
-def queue_kind(config: GraderConfig) -> str:
-    return "redis" if config.redis_url else "sqlite"
-
-
-def grading_consumer(queues: Queues, config: GraderConfig, concurrency: int) -> Consumer:
+def grading_consumer(queues: Queues, concurrency: int) -> Consumer:
     """huey's consumer of the grading queue: ``concurrency`` threads, SIGTERM finishes the jobs
-    in hand, each idle thread reading the queue at least every ``IDLE_POLL_S`` of its kind."""
+    in hand, each idle thread reading a polled queue at least every ``IDLE_POLL_S``."""
+    polled = not queues.grading.storage.blocking
     return queues.grading.create_consumer(workers=concurrency, worker_type="thread",
                                           graceful_signal="TERM", periodic=False,
                                           check_worker_health=True, initial_delay=0.1,
-                                          max_delay=IDLE_POLL_S[queue_kind(config)])
+                                          max_delay=IDLE_POLL_S if polled else RETRY_PACE_S)
 
 
 def _pending(queues: Queues) -> dict[str, int] | str:
@@ -114,7 +112,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     logger.info("worker ready", extra={"worker": grader.id, "platform": config.platform,
                                         "devices": info.device_count, "jax": info.jax,
                                         "concurrency": concurrency,
-                                        "queue": queue_kind(config),
+                                        "queue": "redis" if config.redis_url else "sqlite",
                                         "pending": _pending(queues)})
     if check:
         grader.close()
@@ -124,7 +122,7 @@ def worker(platform: str | None, concurrency: int, check: bool, log_level: str) 
     grader.state = f"ok, {concurrency} run(s) at a time"
     threading.Thread(target=grader.beat_forever, args=(config.heartbeat_s,), daemon=True,
                      name="heartbeat").start()
-    consumer = grading_consumer(queues, config, concurrency)
+    consumer = grading_consumer(queues, concurrency)
     try:
         consumer.run()
     finally:

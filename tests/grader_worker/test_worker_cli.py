@@ -59,10 +59,10 @@ def test_an_idle_worker_reads_a_polled_queue_often_and_a_blocking_one_as_jobs_ar
 
     sqlite = load_config(worker_env(tmp_path / "a", "poll-"))
     queues = Queues(sqlite)
-    consumer = grading_consumer(queues, sqlite, 2)
+    consumer = grading_consumer(queues, 2)
     assert not queues.grading.storage.blocking
     assert consumer.workers == 2 and consumer.max_delay <= 0.1
     redis = load_config(worker_env(tmp_path / "b", "poll-", "redis://127.0.0.1:9/0"))
     queues = Queues(redis)
     assert queues.grading.storage.blocking
-    assert grading_consumer(queues, redis, 1).max_delay == 1.0
+    assert grading_consumer(queues, 1).max_delay == 1.0
