@@ -68,35 +68,31 @@ class Renders:
 
 
 @contextmanager
-def statements(stack) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
-    seen: list[str] = []
+def _seen(stack, name: str, note: Any) -> Iterator[list[Any]]:  # type: ignore[no-untyped-def]
+    """What ``note(*event args)`` says of each ``name`` event of the tool's engine in a block."""
+    seen: list[Any] = []
     engine = state(stack.tool).engine
 
-    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        seen.append(" ".join(statement.split())[:90])
+    def record(*args: Any) -> None:
+        seen.append(note(*args))
 
-    event.listen(engine, "before_cursor_execute", count)
+    event.listen(engine, name, record)
     try:
         yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", count)
+        event.remove(engine, name, record)
 
 
-@contextmanager
-def checkouts(stack) -> Iterator[list[int]]:  # type: ignore[no-untyped-def]
-    """Connections the request took from the pool: each one is a ping, a BEGIN and a COMMIT or
+def statements(stack):  # type: ignore[no-untyped-def]
+    """The SQL statements run in a block, folded and cut."""
+    return _seen(stack, "before_cursor_execute",
+                 lambda _conn, _cursor, statement, *_: " ".join(statement.split())[:90])
+
+
+def checkouts(stack):  # type: ignore[no-untyped-def]
+    """Connections taken from the pool in a block: each one is a ping, a BEGIN and a COMMIT or
     ROLLBACK on PostgreSQL besides its statements."""
-    seen: list[int] = []
-    engine = state(stack.tool).engine
-
-    def count(*_: Any) -> None:
-        seen.append(1)
-
-    event.listen(engine, "checkout", count)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "checkout", count)
+    return _seen(stack, "checkout", lambda *_: 1)
 
 
 def test_login_launch_and_answer_stay_within_their_statements(stack) -> None:  # type: ignore[no-untyped-def]
