@@ -216,8 +216,12 @@ def _grading_run(row: dict[str, Any]) -> list[str]:
                 else "submitted when the last was recorded")
         lines += ["", f"One at a time (1 worker, {idle.get('recorded')} submissions, each "
                   f"{when}): median {idle.get('median_s')} s, "
-                  f"p95 {idle.get('p95_s')} s, median / bare {idle.get('median_over_bare')} "
-                  "(the target's figure; the burst rows above include waiting in the queue)."]
+                  f"p95 {idle.get('p95_s')} s, median / bare {idle.get('median_over_bare')}"
+                  + (f"; each over a bare run of its own program, median "
+                     f"{idle['median_over_own_bare']} (the target's figure)"
+                     if idle.get("median_over_own_bare") is not None else
+                     " (the target's figure)")
+                  + "; the burst rows above include waiting in the queue."]
     lines += _commands([row], "grading.py")
     return lines
 

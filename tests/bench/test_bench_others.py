@@ -61,6 +61,8 @@ def test_grading_bench_grades_through_the_queue(run_bench, tmp_path: Path) -> No
     assert {"per_minute", "median_s", "p95_s", "median_over_bare"} <= set(run)
     assert row["idle"]["one_at_a_time"] and row["idle"]["recorded"] == 1
     assert row["idle"]["median_over_bare"] > 0 and row["gap_s"] == 5.0  # the default gap
+    [(exercise_id, ratio)] = row["idle"]["over_own_bare"]  # over a bare run of its own program
+    assert ratio == row["idle"]["median_over_own_bare"] > 0 and ".exercise." in exercise_id
     assert row["pool"] == 1 and row["pool_fill_s"] > 0  # filled by `pathways seed-pool` first
     assert "pool: 1 (filled in" in done.stdout
 
