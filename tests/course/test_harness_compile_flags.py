@@ -80,16 +80,22 @@ def test_without_flags_of_its_own_a_run_gets_only_the_compile_flags(tmp_path: Pa
     assert values == {"devices": 1, "flags": CPU_COMPILE_FLAGS}
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_what_a_run_computes_is_what_a_bare_run_computes_up_to_rounding(
-        tmp_path: Path, warm: bool) -> None:
-    (tmp_path / "bare").mkdir()
-    (tmp_path / "bare" / "main.py").write_text(COMPUTES)
-    bare = subprocess.run([sys.executable, "main.py"], cwd=tmp_path / "bare", env=_env(),
+@pytest.fixture(scope="module")
+def bare_output(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """What a bare ``python main.py`` of COMPUTES prints (JAX's default flags)."""
+    folder = tmp_path_factory.mktemp("bare")
+    (folder / "main.py").write_text(COMPUTES)
+    bare = subprocess.run([sys.executable, "main.py"], cwd=folder, env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert bare.returncode == 0, bare.stderr[-3000:]
+    return bare.stdout
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_what_a_run_computes_is_what_a_bare_run_computes_up_to_rounding(
+        tmp_path: Path, bare_output: str, warm: bool) -> None:
     _, graded = _harness(tmp_path, COMPUTES, "", warm=warm)
-    ours, theirs = ast.literal_eval(graded), ast.literal_eval(bare.stdout)
+    ours, theirs = ast.literal_eval(graded), ast.literal_eval(bare_output)
     assert len(ours) == len(theirs) == 7
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-6, atol=1e-7)
