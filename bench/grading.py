@@ -186,11 +186,7 @@ def run_config(workers: int, items: list[tuple[str, str, str]], tmp: Path, warm:
         for p in procs:
             p.wait(timeout=60)
     with sessions() as s:
-        rows = [s.get(Submission, i) for i in ids]
-        summary = _summary(rows, elapsed)
-        summary["latency_by_submission_s"] = [
-            round((r.graded_at - r.created_at).total_seconds(), 3) if r.graded_at else None
-            for r in rows]
+        summary = _summary([s.get(Submission, i) for i in ids], elapsed)
     engine.dispose()
     return {"workers": workers, "one_at_a_time": one_at_a_time, "submissions": len(items),
             **summary}
@@ -235,8 +231,11 @@ def _steps(rows: list[Submission]) -> dict[str, float | None]:
 
 
 def _summary(rows: list[Submission], elapsed: float) -> dict:
-    """Latencies (submit to recorded score), throughput and outcomes of the graded rows."""
-    latencies = sorted((r.graded_at - r.created_at).total_seconds() for r in rows if r.graded_at)
+    """Latencies (submit to recorded score), throughput and outcomes of the graded rows
+    (``rows`` in the order submitted: ``latency_by_submission_s`` keeps it)."""
+    in_order = [(r.graded_at - r.created_at).total_seconds() if r.graded_at else None
+                for r in rows]
+    latencies = sorted(x for x in in_order if x is not None)
     outcomes: dict[str, int] = {}
     for r in rows:
         outcomes[r.outcome or r.status] = outcomes.get(r.outcome or r.status, 0) + 1
@@ -246,6 +245,7 @@ def _summary(rows: list[Submission], elapsed: float) -> dict:
             "p95_s": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 3)
             if latencies else None,
             "latencies_s": [round(x, 3) for x in latencies], "outcomes": outcomes,
+            "latency_by_submission_s": [None if x is None else round(x, 3) for x in in_order],
             "not_gradable": sorted({r.feedback[:300] for r in rows
                                     if r.status == "not_gradable"}),
             "steps": _steps(rows),
