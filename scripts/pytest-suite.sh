@@ -48,7 +48,10 @@ content_log=$results/content.log
 setsid "$PY" -m pytest -q -p no:cacheprovider --junitxml="$results/content.xml" \
   tests/course/test_content_runs.py >"$content_log" 2>&1 &
 pids+=($!)
+# --no-loadscope-reorder: the workers take the files in the order tests/conftest.py:file_order
+# gives them (files that mostly wait first), not xdist's own (most tests first).
 setsid "$PY" -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-2}" --dist loadfile \
+  --no-loadscope-reorder \
   --junitxml="$results/suite.xml" --deselect tests/course/test_content_runs.py \
   ${PATHWAYS_TEST_SUITE:-tests} &
 pids+=($!)

@@ -46,8 +46,30 @@ def _live(item: pytest.Item) -> bool:
     return any(item.get_closest_marker(name) for name in ("browser", "slow", "postgres", "redis"))
 
 
+def file_order(files: list[tuple[str, int, bool]]) -> list[str]:
+    """The order the xdist workers take whole test files in (``--dist loadfile
+    --no-loadscope-reorder``, scripts/pytest-suite.sh): (file, tests, waits) in, files out.
+
+    Files marked ``waits`` first: they mostly wait on clocks, faults and servers, and early in
+    the run the course's background runs (tests/course/content_background.py, idle-class) use
+    the cores they leave; at the end nothing does, and a core idled (2026-12-07: 90-110 core
+    seconds in the last ~6 minutes, beside the chaos tests and a SIGTERM test). Then, as
+    xdist orders by default, the files with more tests first. Stable otherwise."""
+    ranked = sorted(enumerate(files), key=lambda f: (not f[1][2], -f[1][1], f[0]))
+    return [name for _, (name, _, _) in ranked]
+
+
+@pytest.hookimpl(tryfirst=True)  # before tests/course/conftest.py moves its content runs last
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     live = pytest.mark.live
     for item in items:
         if _live(item):
             item.add_marker(live)
+    counts: dict[str, list] = {}
+    for item in items:
+        entry = counts.setdefault(item.nodeid.split("::", 1)[0], [0, False])
+        entry[0] += 1
+        entry[1] = entry[1] or item.get_closest_marker("waits") is not None
+    rank = {name: i for i, name in enumerate(file_order(
+        [(name, n, waits) for name, (n, waits) in counts.items()]))}
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from harness import Row, Servers, World, world
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis,
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.waits,
               # A server that restarts leaves pooled connections behind to be collected.
               pytest.mark.filterwarnings("ignore::ResourceWarning"),
               pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")]

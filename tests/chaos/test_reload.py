@@ -17,7 +17,7 @@ import requests
 
 from devlms.server import free_port
 
-pytestmark = pytest.mark.chaos_fast
+pytestmark = [pytest.mark.chaos_fast, pytest.mark.waits]
 REPO = Path(__file__).resolve().parents[2]
 
 

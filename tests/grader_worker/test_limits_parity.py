@@ -34,6 +34,7 @@ from grader_worker.runner import SandboxRunner
 from grader_worker.sandbox import cgroups
 from grader_worker.warm import WarmRunner
 
+pytestmark = pytest.mark.waits  # mostly waiting: run early (tests/conftest.py:file_order)
 MB = 1024 * 1024
 SHORT = Limits(wall_s=4, cpu_s=2, memory_mb=1024, data_mb=768, pids=128)
 ROOMY = Limits(wall_s=30, cpu_s=20, memory_mb=1024, data_mb=768, pids=128)

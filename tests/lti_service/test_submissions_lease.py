@@ -29,6 +29,7 @@ from lti_service.submissions import service
 from lti_service.submissions.models import GradingRun, Submission
 from lti_service.submissions.settings import GradingSettings
 
+pytestmark = pytest.mark.waits  # mostly waiting: run early (tests/conftest.py:file_order)
 SETTINGS = GradingSettings(queued_lease_s=120, running_lease_s=3, max_tries=3)
 
 

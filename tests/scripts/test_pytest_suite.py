@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+pytestmark = pytest.mark.waits  # mostly waiting: run early (tests/conftest.py:file_order)
 ROOT = Path(__file__).resolve().parents[2]
 SLEEPER = "import time\n\n\ndef test_sleeps():\n    time.sleep(600)\n"
 XDIST_WORKER = "exec(eval(sys.stdin"  # how execnet starts a popen worker
