@@ -25,6 +25,11 @@ from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, compile_cache
 
 TEST_NAME = "test_item_runs_and_matches_its_record"
 WORKERS = 2
+PLAIN_FIRST = ("main", "build", "experiment", "figure")
+"""Kinds run before the exercise items: a lesson's plain programs, which the first build's
+notebook kernels (tests/course/test_build.py) run again reading the same compilation cache;
+in plan order they finished lesson by lesson over the first ~11 minutes, after most of the
+build."""
 TIMEOUT_S = 3 * DEFAULT_TIMEOUT_S
 """Per program, tripled: an idle-class run waits while the other tests keep both cores busy
 (still under pytest's 600 s per test, so a program that hangs fails its test clearly)."""
@@ -44,8 +49,9 @@ class Background:
             _idle_class(self.server.pid)  # its forks inherit it
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, initializer=self._thread_start,
                                        thread_name_prefix="content-run")
+        ordered = sorted(items, key=lambda item: item.kind not in PLAIN_FIRST)  # stable
         self.futures: dict[str, Future[ItemResult]] = {
-            item.id: self.pool.submit(run_item, item, TIMEOUT_S) for item in items}
+            item.id: self.pool.submit(run_item, item, TIMEOUT_S) for item in ordered}
 
     def _thread_start(self) -> None:
         # These threads stay normal: an idle-class thread holding this process's GIL while
