@@ -303,13 +303,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pathways-bench-") as tmp_name:
         tmp = Path(tmp_name)
         load_before = _results.loadavg()
-        gradable = [item for item in items if item[1] != "timeout"][:max(args.idle, 4)]
-        bare_each = bare_python_s([source for _, _, source in gradable], tmp)
+        # A bare run of each one-at-a-time file, and of at least the four the median reads.
+        timed = [item for item in items if item[1] != "timeout"][:max(args.idle, 4)]
+        bare_each = bare_python_s([source for _, _, source in timed], tmp)
         bare = statistics.median(bare_each[:4])
         filled_s = fill_pool(items, tmp, args.warm, args.pool) if args.pool else None
         runs = [run_config(int(w), items, tmp, args.warm, limits, pool=args.pool)
                 for w in args.workers.split(",")]
-        gradable = gradable[:args.idle]
+        gradable = timed[:args.idle]
         idle = run_config(1, gradable, tmp, args.warm, limits, one_at_a_time=True,
                           pool=args.pool, gap_s=args.gap) if gradable else None
     RESULTS.mkdir(parents=True, exist_ok=True)

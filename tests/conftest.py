@@ -52,7 +52,7 @@ def file_order(files: list[tuple[str, int, bool]]) -> list[str]:
 
     Files marked ``waits`` first: they mostly wait on clocks, faults and servers, and early in
     the run the course's background runs (tests/course/content_background.py, idle-class) use
-    the cores they leave; at the end nothing does, and a core idled (2026-12-07: 90-110 core
+    the cores they leave; at the end nothing does, and a core idled (2026-12-07: 88-120 core
     seconds in the last ~6 minutes, beside the chaos tests and a SIGTERM test). Then, as
     xdist orders by default, the files with more tests first. Stable otherwise."""
     ranked = sorted(enumerate(files), key=lambda f: (not f[1][2], -f[1][1], f[0]))
@@ -62,14 +62,14 @@ def file_order(files: list[tuple[str, int, bool]]) -> list[str]:
 @pytest.hookimpl(tryfirst=True)  # before tests/course/conftest.py moves its content runs last
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     live = pytest.mark.live
+    tests: dict[str, int] = {}
+    waiting: set[str] = set()
     for item in items:
         if _live(item):
             item.add_marker(live)
-    counts: dict[str, list] = {}
-    for item in items:
-        entry = counts.setdefault(item.nodeid.split("::", 1)[0], [0, False])
-        entry[0] += 1
-        entry[1] = entry[1] or item.get_closest_marker("waits") is not None
+        tests[item.location[0]] = tests.get(item.location[0], 0) + 1
+        if item.get_closest_marker("waits") is not None:
+            waiting.add(item.location[0])
     rank = {name: i for i, name in enumerate(file_order(
-        [(name, n, waits) for name, (n, waits) in counts.items()]))}
-    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])
+        [(name, n, name in waiting) for name, n in tests.items()]))}
+    items.sort(key=lambda item: rank[item.location[0]])
