@@ -28,6 +28,10 @@ stop_tests() {
 trap 'stop_tests; exit 143' TERM
 trap 'stop_tests; exit 130' INT
 trap 'stop_tests; exit 129' HUP
+# NumPy's BLAS on one thread in every process the tests start, as in every run the course tools
+# and the grader make (course.tools.execute.BLAS_ENV): each cold numpy import would otherwise
+# spin a thread per core for ~0.1 s, on the two cores the tests share.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 results=${PATHWAYS_TEST_RESULTS:-var/test-results}
 mkdir -p "$results"
 # One JAX compilation cache for every course tool the tests run (`course check`'s programs,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from course.errors import CourseError
 from course.model import Lesson
-from course.tools.execute import kept_cache_env
+from course.tools.execute import BLAS_ENV, kept_cache_env
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -114,8 +114,9 @@ def execute_lesson_notebook(lesson: Lesson) -> bytes:
                                 resources={"metadata": {"path": scratch}})
         # Its own event loop, closed here: a build runs notebooks in worker threads, where
         # nbclient's run_sync would leave a loop (and the kernel's sockets) open per thread.
-        # The kernel shares the compilation cache an author keeps for `course check`, if any.
-        env = {**os.environ, **kept_cache_env()}
+        # The kernel shares the compilation cache an author keeps for `course check`, if any,
+        # and its numpy BLAS runs on one thread, as `course check`'s runs do (BLAS_ENV).
+        env = {**BLAS_ENV, **os.environ, **kept_cache_env()}
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(client.async_execute(env=env))

@@ -40,9 +40,19 @@ class RunResult:
         return f"exit status {self.returncode}" + (f":\n{tail}" if tail else "")
 
 
+BLAS_ENV = {"OPENBLAS_NUM_THREADS": "1"}
+"""NumPy's BLAS on one thread in every run, the grader's sandboxed ones too. OpenBLAS starts a
+thread per host core when numpy is imported, and each spins ~0.1 s before it sleeps: CPU that
+every cold process pays once per core of its host (0.1 s here on 2 cores, ~1.5 s a run on a
+16-core grader, inside the run's own CPU time), for programs that compute with JAX (XLA has
+its own threads), not with numpy's BLAS. One thread also makes a run's numpy alike on every
+host."""
+
+
 def child_env() -> dict[str, str]:
-    """The environment of every run: CPU JAX, non-interactive matplotlib, no .pyc litter."""
-    env = dict(os.environ)
+    """The environment of every run: CPU JAX, non-interactive matplotlib, no .pyc litter,
+    numpy's BLAS on one thread (``BLAS_ENV``, unless the caller's environment sets it)."""
+    env = {**BLAS_ENV, **os.environ}
     env.update(JAX_PLATFORMS="cpu", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
                PYTHONUNBUFFERED="1")
     return env

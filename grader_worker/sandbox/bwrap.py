@@ -27,6 +27,7 @@ from pathlib import Path
 
 from course.checks import HARNESS_SIBLINGS
 from course.devices import device_env
+from course.tools.execute import BLAS_ENV
 from grader_worker import compile_cache
 from grader_worker.errors import SandboxUnavailable
 from grader_worker.sandbox import site_view
@@ -221,8 +222,10 @@ def with_status_fd(cmd: list[str], fd: int) -> list[str]:
 def sandbox_env(platform: str, run_uid: int | None, devices: int = 1) -> dict[str, str]:
     """The whole environment of a run: nothing of the worker's (no XLA_FLAGS from anyone but
     the exercise: ``devices`` logical CPU devices, ``course.devices``; the compilation cache's
-    settings come with its mount, ``command``)."""
+    settings come with its mount, ``command``); numpy's BLAS on one thread whatever the host's
+    cores (``BLAS_ENV``)."""
     return {
+        **BLAS_ENV,
         **device_env(devices),
         "JAX_PLATFORMS": platform,
         "HOME": WORK,

@@ -192,3 +192,24 @@ def test_a_forked_run_gets_the_devices_asked_for_it_only(tmp_path: Path,
     eight = run_python(["count.py"], cwd=tmp_path, extra_env=device_env(8))
     plain = run_python(["count.py"], cwd=tmp_path)
     assert (eight.stdout.strip(), plain.stdout.strip()) == ("8", "1"), eight.stderr
+
+
+BLAS_THREADS = ("import os\nimport numpy as np\na = np.ones((384, 384))\nprint((a @ a).sum())\n"
+                "print('blas', os.environ.get('OPENBLAS_NUM_THREADS'),\n"
+                "      len(os.listdir('/proc/self/task')))\n")
+
+
+def test_every_run_has_one_blas_thread_cold_and_forked(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """`course check`'s runs, as the grader's (test_warm): numpy's BLAS on one thread, not one
+    per core spinning in every run (execute.BLAS_ENV), when the caller's environment does not
+    say otherwise (the suite sets it for its own processes: taken out here)."""
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    (tmp_path / "blas.py").write_text(BLAS_THREADS)
+    cold = _cold(["blas.py"], tmp_path)
+    with prewarmed(child_env()) as started:
+        assert started is not None
+        forked = run_python(["blas.py"], cwd=tmp_path)
+    for run in (cold, forked):
+        assert run.ok, run.describe_failure()
+        assert run.stdout.splitlines()[-1] == "blas 1 1", run.stdout

@@ -64,6 +64,7 @@ def test_sandbox_environment_is_cleared(graded) -> None:
     assert "JAX_PLATFORMS" in stdout and "XLA_FLAGS" not in stdout and "REDIS" not in stdout
     assert "'JAX_COMPILATION_CACHE_DIR': '/grader/jax-cache'" in stdout  # the read-only one
     assert "jax-cache" not in stdout.replace(compile_cache.MOUNT, "")  # never the worker's
+    assert "'OPENBLAS_NUM_THREADS': '1'" in stdout  # the run's numpy BLAS: one thread, any host
 
 
 def test_worker_lives_on_and_next_job_scores_full(graded, runner) -> None:

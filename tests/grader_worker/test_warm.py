@@ -288,6 +288,22 @@ def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
     assert out.returncode == 0 and out.cpu_s is not None and out.cpu_s >= 1.0, out
 
 
+BLAS_THREADS = ("import os\nimport numpy as np\na = np.ones((384, 384))\nprint((a @ a).sum())\n"
+                "print('blas', os.environ.get('OPENBLAS_NUM_THREADS'),\n"
+                "      len(os.listdir('/proc/self/task')))\n")
+
+
+def test_a_runs_numpy_blas_has_one_thread_cold_and_warm(warm: WarmRunner,
+                                                         runner: SandboxRunner) -> None:
+    """OpenBLAS would start a thread per host core (each spinning ~0.1 s of the run's CPU when
+    numpy is imported, and again after a product): one thread, whatever the host
+    (course.tools.execute.BLAS_ENV). The run's process has no other thread here."""
+    for r in (runner, warm):
+        out = r.run(BLAS_THREADS, (), CORPUS_LIMITS)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.decode().splitlines()[-1] == "blas 1 1", (type(r), out.stdout)
+
+
 TRUSTED_CPU_S: dict[str, float] = {}
 """CPU seconds the worker's thread spent on each hostile job (the sandbox's is not counted)."""
 TRUSTED_CPU_BOUND_S = 1.0
