@@ -16,6 +16,7 @@ import pytest
 from course.tools import forkserver
 from course.tools.execute import child_env, run_python
 from course.tools.forkserver import ForkServer, prewarmed
+from tests.blas_probe import BLAS_THREADS
 
 PROBE = """\
 import os, random, sys
@@ -192,11 +193,6 @@ def test_a_forked_run_gets_the_devices_asked_for_it_only(tmp_path: Path,
     eight = run_python(["count.py"], cwd=tmp_path, extra_env=device_env(8))
     plain = run_python(["count.py"], cwd=tmp_path)
     assert (eight.stdout.strip(), plain.stdout.strip()) == ("8", "1"), eight.stderr
-
-
-BLAS_THREADS = ("import os\nimport numpy as np\na = np.ones((384, 384))\nprint((a @ a).sum())\n"
-                "print('blas', os.environ.get('OPENBLAS_NUM_THREADS'),\n"
-                "      len(os.listdir('/proc/self/task')))\n")
 
 
 def test_every_run_has_one_blas_thread_cold_and_forked(tmp_path: Path,

@@ -22,6 +22,7 @@ from grader_worker.grading import grade
 from grader_worker.runner import SandboxRunner
 from grader_worker.warm import WarmRunner
 from grading_contract.result import GradingResult
+from tests.blas_probe import BLAS_THREADS
 
 LEAVE_BEHIND = """
 import subprocess
@@ -286,11 +287,6 @@ def test_the_warm_run_reports_its_cpu_time(warm: WarmRunner) -> None:
             "while time.process_time() < end:\n    pass\n")
     out = warm.run(spin, (), CORPUS_LIMITS)
     assert out.returncode == 0 and out.cpu_s is not None and out.cpu_s >= 1.0, out
-
-
-BLAS_THREADS = ("import os\nimport numpy as np\na = np.ones((384, 384))\nprint((a @ a).sum())\n"
-                "print('blas', os.environ.get('OPENBLAS_NUM_THREADS'),\n"
-                "      len(os.listdir('/proc/self/task')))\n")
 
 
 def test_a_runs_numpy_blas_has_one_thread_cold_and_warm(warm: WarmRunner,
