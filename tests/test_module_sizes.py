@@ -1,6 +1,7 @@
 """Every line in its room (issue 26): no module of ours over 400 lines, no function over 60
 without a reason written here. A module that grows past the line is split by what its parts
-do (as grader_worker/warm.py and warm_parent.py, harness_calls.py and harness_facts.py)."""
+do (as grader_worker/warm.py and warm_parent.py; harness_calls.py, harness_facts.py and
+harness_jax.py)."""
 
 from __future__ import annotations
 

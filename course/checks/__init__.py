@@ -53,7 +53,7 @@ from course.checks.values import (
 )
 
 HARNESS_PATH = Path(__file__).with_name("harness.py")
-HARNESS_SIBLINGS = ("harness_calls.py", "harness_facts.py")
+HARNESS_SIBLINGS = ("harness_calls.py", "harness_facts.py", "harness_jax.py")
 """Loaded by path from beside harness.py, by harness.py (``sibling``), before the program
 runs: ``python -I`` puts no script directory on sys.path."""
 HARNESS_FILES = (HARNESS_PATH, *(HARNESS_PATH.with_name(name) for name in HARNESS_SIBLINGS))

@@ -27,8 +27,8 @@ def unreadable(source: str) -> str | None:
         return f"a line is longer than {MAX_LINE_CHARS} characters"
     return None
 MODULES = frozenset({"builtins", "gc", "ctypes", "inspect", "importlib", "types", "harness",
-                     "harness_calls", "harness_facts", "__main__", "sitecustomize", "threading",
-                     "multiprocessing", "signal"})
+                     "harness_calls", "harness_facts", "harness_jax", "__main__", "sitecustomize",
+                     "threading", "multiprocessing", "signal"})
 """Modules that reach the interpreter's own machinery (frames, objects, imports)."""
 ATTRIBUTES = frozenset({
     "__builtins__", "__import__", "__globals__", "__code__", "__closure__", "__dict__",

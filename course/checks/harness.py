@@ -33,15 +33,14 @@ carry "jax_array" (bool).
 Offsets count from the first byte after the header. Exit status: 0 when the program ran to
 its end, 1 when it raised (the report is still written), 2 when the harness itself was misused.
 
-Every run compiles on the CPU with ``CPU_COMPILE_FLAGS`` (added when the program's JAX starts
-its CPU backend), so the grader and `course check` compile alike.
+Every run compiles as harness_jax.py sets it up (XLA's ``CPU_COMPILE_FLAGS`` when the program's
+JAX starts its CPU backend, one MLIR context a thread), so the grader and `course check`
+compile alike.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.abc
-import importlib.util
 import io
 import json
 import os
@@ -56,16 +55,6 @@ MAX_CALLS_BYTES = 64 * 1024 * 1024
 MAX_ARRAY_BYTES = 16 * 1024 * 1024
 MAX_MESSAGE = 2000
 SCALARS = (bool, int, float, str, type(None))
-CPU_COMPILE_FLAGS = "--xla_cpu_use_fusion_emitters=false"
-"""Added to ``XLA_FLAGS`` when the program's JAX starts its CPU backend: XLA's classic CPU
-emitters compile the many small programs of a graded run (each eager op, each hidden call
-under ``jit``) in 30-40% less CPU time than its default fusion emitters, and every lesson's
-outputs came out the same to the last digit (2026-12-07, bench/README.md). Added then rather
-than set in the run's environment, so that a program's own ``os.environ.setdefault("XLA_FLAGS",
-...)``, as the course teaches it, still decides its devices. A jaxlib that no longer knows the
-flag stops every run (XLA refuses unknown flags): tests/course/test_harness_compile_flags.py
-fails first."""
-XLA_BRIDGE = "jax._src.xla_bridge"
 
 
 def _learner_frames(exc: BaseException, program: str) -> list[tuple[int, str]]:
@@ -194,58 +183,11 @@ def sibling(filename: str) -> types.ModuleType:
 _SIBLINGS: dict[str, types.ModuleType] = {}
 
 
-def _add_cpu_flags(xla_bridge: types.ModuleType) -> None:
-    """Wrap JAX's CPU backend factory: XLA reads ``XLA_FLAGS`` once, when the client starts."""
-    registration = xla_bridge._backend_factories["cpu"]  # noqa: SLF001 - no public hook
-    start = registration.factory
-
-    def factory(*args: object, **kwargs: object) -> object:
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {CPU_COMPILE_FLAGS}".strip()
-        return start(*args, **kwargs)
-
-    xla_bridge.register_backend_factory(
-        "cpu", factory, priority=registration.priority, fail_quietly=registration.fail_quietly,
-        experimental=registration.experimental, c_api=registration.c_api)
-
-
-class _AfterImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Runs ``then(module)`` once ``name`` is imported (by the program, for a cold run)."""
-
-    def __init__(self, name: str, then: object) -> None:
-        self.name, self.then, self.loader = name, then, None
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> object:
-        if name != self.name:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.loader is not None:
-            self.loader, spec.loader = spec.loader, self
-        return spec
-
-    def create_module(self, spec: object) -> object:
-        return self.loader.create_module(spec)  # type: ignore[union-attr]
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        self.loader.exec_module(module)  # type: ignore[union-attr]
-        _quietly(self.then, module)
-
-
-def _quietly(step: object, module: types.ModuleType) -> None:
-    try:
-        step(module)  # type: ignore[operator]
-    except Exception:  # noqa: BLE001, S110 - the flags only save time; the run goes on without
-        pass
-
-
-def compile_flags_at_backend_start() -> None:
-    """``CPU_COMPILE_FLAGS`` for this run's CPU backend: now if JAX is imported (a warm run,
-    a function exercise's tools), else when the program imports it."""
-    module = sys.modules.get(XLA_BRIDGE)
-    if module is not None:
-        _quietly(_add_cpu_flags, module)
-    else:
-        sys.meta_path.insert(0, _AfterImport(XLA_BRIDGE, _add_cpu_flags))
+def set_up_jax() -> None:
+    """harness_jax.py's settings for this run's JAX (compile flags, one MLIR context a thread):
+    now if JAX is imported (a warm run, a function exercise's tools), else when the program
+    imports it."""
+    sibling("harness_jax.py").set_up()
 
 
 def calls_module() -> types.ModuleType:
@@ -348,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"harness: a function exercise needs jax: {import_exc!r}", file=sys.stderr)
             sink.close()
             return 2
-    compile_flags_at_backend_start()
+    set_up_jax()
     namespace, completed, error, exc = run_program(program)
     sys.stdout.flush()
     if exc is not None and error is not None:

@@ -175,7 +175,7 @@ def test_harness_facts_are_loaded_before_the_program_can_break_the_loader(tmp_pa
 
     from course.checks import HARNESS_FILES
 
-    for path in HARNESS_FILES:  # as the sandbox binds them: three files, nothing else
+    for path in HARNESS_FILES:  # as the sandbox binds them: four files, nothing else
         shutil.copy(path, tmp_path / path.name)
     spec = FunctionExercise("double", jit=True)
     (tmp_path / "calls.bin").write_bytes(

@@ -1,8 +1,11 @@
-"""The harness's compile flags (``CPU_COMPILE_FLAGS``): every graded run, cold or warm, starts
-its CPU backend with them, a program's own ``XLA_FLAGS`` setdefault still decides its devices,
-and what it computes is what a bare ``python main.py`` computes up to float32 rounding (XLA's
-classic emitters sum a dot and approximate tanh a few ulps differently: the reference and the
-learner's code are graded under the same flags, with the checks' tolerances)."""
+"""How a graded run's JAX compiles (course/checks/harness_jax.py), cold and warm.
+
+The compile flags (``CPU_COMPILE_FLAGS``): every graded run starts its CPU backend with them, a
+program's own ``XLA_FLAGS`` setdefault still decides its devices, and what it computes is what
+a bare ``python main.py`` computes up to float32 rounding (XLA's classic emitters sum a dot and
+approximate tanh a few ulps differently: the reference and the learner's code are graded under
+the same flags, with the checks' tolerances). One MLIR context a thread: a run's lowerings share
+their thread's context, where a bare run makes one per lowering."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import numpy as np
 import pytest
 
 from course.checks import HARNESS_PATH, read_values
-from course.checks.harness import CPU_COMPILE_FLAGS
+from course.checks.harness_jax import CPU_COMPILE_FLAGS
 from course.tools.execute import child_env
 
 SETS_DEVICES = """import os
@@ -99,3 +102,40 @@ def test_what_a_run_computes_is_what_a_bare_run_computes_up_to_rounding(
     assert len(ours) == len(theirs) == 7
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-6, atol=1e-7)
+
+
+LOWERS = """import threading
+
+import jax
+import jax.numpy as jnp
+
+
+def lowered_in(n):
+    return jax.jit(lambda x: x * n).lower(jnp.ones(n)).compiler_ir().context
+
+
+first, second = lowered_in(2), lowered_in(3)
+elsewhere = []
+thread = threading.Thread(target=lambda: elsewhere.extend([lowered_in(4), lowered_in(5)]))
+thread.start()
+thread.join()
+shared = first is second
+per_thread = elsewhere[0] is elsewhere[1] and elsewhere[0] is not first
+total = float(jnp.sin(jnp.arange(4.0)).sum() + jax.jit(jnp.cos)(jnp.arange(3.0)).sum())
+print(shared, per_thread, round(total, 5))
+"""
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_a_runs_lowerings_share_one_mlir_context_a_thread(tmp_path: Path, warm: bool) -> None:
+    values, _ = _harness(tmp_path, LOWERS, "shared,per_thread,total", warm=warm)
+    assert values == {"shared": True, "per_thread": True, "total": pytest.approx(3.01604, abs=1e-5)}
+
+
+def test_a_bare_run_makes_a_context_a_lowering(tmp_path: Path) -> None:
+    """What the harness changes: JAX alone lowers each jaxpr in a fresh context."""
+    (tmp_path / "main.py").write_text(LOWERS)
+    bare = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, env=_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert bare.returncode == 0, bare.stderr[-3000:]
+    assert bare.stdout.split() == ["False", "False", "3.01604"]
