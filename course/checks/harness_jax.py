@@ -58,9 +58,11 @@ def reuse_ir_context(mlir: types.ModuleType) -> None:
     over the exercises' runs, bench/README.md). The module a lowering builds is the same text in
     any context. One a thread, as JAX's own lowerings never share one between threads; made
     anew in a forked child (the pid), which never uses its parent's. A context lives as long as
-    the run, holding the attributes of every module lowered in it: a run is one program, and
-    its memory is capped. Only ``ModuleContext``'s default changes: a caller that passes its
-    own context (export, Pallas) and JAX's other uses of ``make_ir_context`` are untouched."""
+    its thread, holding the types and small attributes its modules interned; what a lowering
+    closes over does not stay (a new 4 MB array each step leaves the peak flat: JAX passes
+    it to the executable, docs/SANDBOX.md). Only ``ModuleContext``'s default changes: a
+    caller that passes its own context (export, Pallas) and JAX's other uses of
+    ``make_ir_context`` are untouched."""
     init = mlir.ModuleContext.__init__
     make = mlir.make_ir_context
     local = threading.local()
