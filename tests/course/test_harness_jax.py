@@ -139,4 +139,3 @@ def test_a_bare_run_makes_a_context_a_lowering(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert bare.returncode == 0, bare.stderr[-3000:]
     assert bare.stdout.split() == ["False", "False", "3.01604"]
-
