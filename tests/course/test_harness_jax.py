@@ -83,15 +83,19 @@ def test_without_flags_of_its_own_a_run_gets_only_the_compile_flags(tmp_path: Pa
     assert values == {"devices": 1, "flags": CPU_COMPILE_FLAGS}
 
 
-@pytest.fixture(scope="module")
-def bare_output(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """What a bare ``python main.py`` of COMPUTES prints (JAX's default flags)."""
-    folder = tmp_path_factory.mktemp("bare")
-    (folder / "main.py").write_text(COMPUTES)
+def _bare(folder: Path, source: str) -> str:
+    """What a bare ``python main.py`` of ``source`` prints: JAX as a learner runs it."""
+    (folder / "main.py").write_text(source)
     bare = subprocess.run([sys.executable, "main.py"], cwd=folder, env=_env(),
                           capture_output=True, text=True, timeout=120)
     assert bare.returncode == 0, bare.stderr[-3000:]
     return bare.stdout
+
+
+@pytest.fixture(scope="module")
+def bare_output(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """What a bare ``python main.py`` of COMPUTES prints (JAX's default flags)."""
+    return _bare(tmp_path_factory.mktemp("bare"), COMPUTES)
 
 
 @pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
@@ -134,8 +138,4 @@ def test_a_runs_lowerings_share_one_mlir_context_a_thread(tmp_path: Path, warm: 
 
 def test_a_bare_run_makes_a_context_a_lowering(tmp_path: Path) -> None:
     """What the harness changes: JAX alone lowers each jaxpr in a fresh context."""
-    (tmp_path / "main.py").write_text(LOWERS)
-    bare = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, env=_env(),
-                          capture_output=True, text=True, timeout=120)
-    assert bare.returncode == 0, bare.stderr[-3000:]
-    assert bare.stdout.split() == ["False", "False", "3.01604"]
+    assert _bare(tmp_path, LOWERS).split() == ["False", "False", "3.01604"]
