@@ -10,9 +10,11 @@ trusted process (``course.checks.facts``, ``course.checks.behaviour``) reads the
   committed to a device and to which (``platform:id``);
 - ``jaxpr``: what JAX traces from the call, dead code removed (an unused call is not in it),
   and ``partition``: the collectives of the compiled call (both read by harness_facts.py);
-- ``pending``: with ``pending`` asked, the seconds of a slow computation that each array
-  argument waits for when the call starts (a timer that blocks measures it, one that does
-  not stops before it): the fastest of the waits timed before the first call and after each;
+- ``pending``: with ``pending`` asked, each array argument is still being computed (a slow
+  computation) when the call starts, and this is the seconds from the call's start until
+  they all were ready, read by a thread that waits for them beside the call (a timer that
+  blocks measures at least that, one that does not stops before it); null when no argument
+  is an array or their readiness could not be read;
 - ``counted``: with ``count`` asked, the traces of every function the call jitted and the runs
   of every ``jax.debug.callback`` it made, counted by wrappers the grader put around both;
 - the report's ``targets`` and ``compiled`` (see ``run_calls``).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 import types
 
@@ -34,6 +37,10 @@ PENDING_SIZE = 1800
 than compiling a small function, so a function that never blocks returns before it is done."""
 _CLOCK = time.perf_counter
 """Taken before the program runs: a program that rebinds time.perf_counter does not move it."""
+_THREAD = threading.Thread
+WATCH_LIMIT_S = 120.0
+"""How long the harness waits for a call's pending arguments after the call (they are ready
+~0.15 s after the call starts; the run's own wall limit ends a run long before this)."""
 
 
 def jax_tools(facts: types.ModuleType) -> dict:
@@ -190,36 +197,63 @@ class _Counter:
 
 class _Pending:
     """Each array argument made to wait for a slow computation when the call starts: its
-    values unchanged, ready only ``seconds`` after dispatch (measured here, blocked)."""
+    values unchanged, ready only ~0.15 s after dispatch on a quiet host. Nothing is timed
+    ahead: each call's ``_Watch`` reads when that call's own arguments became ready, so a
+    host busy before the call (or during it) moves both that wait and a blocked clock."""
 
     def __init__(self, tools: dict) -> None:
         jnp = tools["jnp"]
-        matrix = jnp.full((PENDING_SIZE, PENDING_SIZE), 1e-3, jnp.float32)
+        self.matrix = jnp.full((PENDING_SIZE, PENDING_SIZE), 1e-3, jnp.float32)
 
-        def wait(value: object, m: object) -> object:
+        def wait(value: object, m: object) -> tuple[object, object]:
             total = jnp.sum(jnp.tanh(m @ m))  # never above PENDING_SIZE: the select keeps value
-            return jnp.where(total > 1e30, jnp.zeros_like(value), value)
+            return jnp.where(total > 1e30, jnp.zeros_like(value), value), total
 
-        self.wait, self.matrix = tools["jit"](wait), matrix
-        self.probe = jnp.zeros(1, jnp.float32)
-        self.wait(self.probe, matrix).block_until_ready()  # compiled once, not timed
-        self.seconds = min(self._once(), self._once())  # a pause of this process inflates one
+        self.wait = tools["jit"](wait)
 
-    def _once(self) -> float:
-        start = _CLOCK()
-        self.wait(self.probe, self.matrix).block_until_ready()
-        return _CLOCK() - start
+    def __call__(self, args: list) -> tuple[list, _Watch]:
+        """The arguments made to wait, and a watch on the computations they wait for (its own
+        outputs, which the learner never holds: a function that deletes or donates its
+        arguments does not hide when they were ready)."""
+        made, done = [], []
+        for arg in args:
+            if hasattr(arg, "shape"):
+                value, total = self.wait(arg, self.matrix)
+                made.append(value)
+                done.append(total)
+            else:
+                made.append(arg)
+        return made, _Watch(done)
 
-    def measure_again(self) -> float:
-        """The fastest wait seen so far, this one measured after a call: a host that was
-        busy when the harness started and quiet during the call would otherwise report a
-        wait longer than the one the call's arguments really had (and a correct clock that
-        read the shorter one would look as if it stopped early)."""
-        self.seconds = min(self.seconds, self._once())
-        return self.seconds
 
-    def __call__(self, args: list) -> list:
-        return [self.wait(a, self.matrix) if hasattr(a, "shape") else a for a in args]
+class _Watch:
+    """A thread that blocks on a call's pending computations and reads the clock when the
+    last is done; ``seconds`` is that moment from ``start`` (the call's start)."""
+
+    def __init__(self, done: list) -> None:
+        self.done, self.started, self.ready_at = done, None, None
+        self.thread = _THREAD(target=self._wait, name="pathways-pending-watch", daemon=True)
+
+    def _wait(self) -> None:
+        try:
+            for item in self.done:
+                item.block_until_ready()
+            self.ready_at = _CLOCK()
+        except BaseException:  # noqa: BLE001, S110 - an unread wait is reported as none
+            pass
+
+    def start(self) -> None:
+        if self.done:
+            self.started = _CLOCK()
+            self.thread.start()
+
+    def seconds(self) -> float | None:
+        if self.started is None:
+            return None
+        self.thread.join(WATCH_LIMIT_S)
+        if self.ready_at is None:
+            return None
+        return max(0.0, self.ready_at - self.started)
 
 
 def _timed(function: object, args: list, tools: dict) -> tuple[object, float, list[dict]]:
@@ -266,12 +300,15 @@ def _call(function: object, call: dict, body: object, tools: dict, spec: dict,
           context: dict) -> dict:
     result: dict = {"outputs": None, "tuple": False, "error": None, "jit": None, "facts": {}}
     args = arguments(call)
+    watch = None
     if context.get("pending") is not None:
-        args = context["pending"](args)
+        args, watch = context["pending"](args)
     counter = _Counter(tools, context["namespace"]) if spec.get("count") else None
     try:
         if not callable(function):
             raise NameError(f"the program defines no function `{call.get('function')}`")
+        if watch is not None:
+            watch.start()
         if counter is not None:
             with counter:
                 value, seconds, placed = _timed(function, args, tools)
@@ -285,8 +322,8 @@ def _call(function: object, call: dict, body: object, tools: dict, spec: dict,
         result["outputs"], result["tuple"] = outputs(value, body, tools)
     except BaseException as exc:  # noqa: BLE001 - the learner's error is reported
         result["error"] = context["describe"](exc)
-    if context.get("pending") is not None:
-        result["facts"]["pending"] = context["pending"].measure_again()
+    if watch is not None:
+        result["facts"]["pending"] = watch.seconds()
     result["inputs_after"] = [body.entry(arg) for arg in args]  # type: ignore[attr-defined]
     return result
 

@@ -9,8 +9,8 @@ start: other tests' monkeypatching never reaches them. They share one JAX compil
 as `course check` does (course.tools.execute.compile_cache): about half their CPU time. A
 cached first call is about as fast as a later one, and an idle-class run's speed swings with
 the other tests' load; the checks of calls on pending inputs hold anyway, because the harness
-times the pending wait again after each call and reports the fastest (transforms-01
-first-vs-later failed once before it did, 2026-12-04).
+reports each call's own wait, read beside the call (transforms-01 first-vs-later failed once
+when the wait was timed apart from the call, 2026-12-04).
 """
 
 from __future__ import annotations
