@@ -33,6 +33,8 @@ flag stops every run (XLA refuses unknown flags): tests/course/test_harness_jax.
 first."""
 XLA_BRIDGE = "jax._src.xla_bridge"
 MLIR = "jax._src.interpreters.mlir"
+ONE_CONTEXT = "_pathways_one_context_a_thread"
+"""Marks the patched ``ModuleContext.__init__``, so a second ``reuse_ir_context`` is a no-op."""
 
 
 def _add_cpu_flags(xla_bridge: types.ModuleType) -> None:
@@ -64,6 +66,8 @@ def reuse_ir_context(mlir: types.ModuleType) -> None:
     caller that passes its own context (export, Pallas) and JAX's other uses of
     ``make_ir_context`` are untouched."""
     init = mlir.ModuleContext.__init__
+    if getattr(init, ONE_CONTEXT, False):  # already (a fork server's, inherited): once is enough
+        return
     make = mlir.make_ir_context
     local = threading.local()
 
@@ -74,6 +78,7 @@ def reuse_ir_context(mlir: types.ModuleType) -> None:
             context = local.context
         init(self, *args, context=context, **kwargs)
 
+    setattr(__init__, ONE_CONTEXT, True)
     mlir.ModuleContext.__init__ = __init__
 
 

@@ -209,3 +209,22 @@ def test_every_run_has_one_blas_thread_cold_and_forked(tmp_path: Path,
     for run in (cold, forked):
         assert run.ok, run.describe_failure()
         assert run.stdout.splitlines()[-1] == "blas 1 1", run.stdout
+
+
+def test_a_forked_plain_script_lowers_in_one_mlir_context_a_thread(tmp_path: Path,
+                                                                  server: ForkServer) -> None:
+    """Plain programs (main.py, experiments, figures) forked from the server get the harness's
+    context reuse too; a cold `python main.py` makes one a lowering, and both print the same
+    values (tests/course/test_harness_jax.py's program)."""
+    from tests.course.test_harness_jax import LOWERS
+
+    (tmp_path / "lowers.py").write_text(LOWERS)
+    forked = run_python(["lowers.py"], cwd=tmp_path)
+    forkserver._active = None
+    try:
+        cold = _cold(["lowers.py"], tmp_path)
+    finally:
+        forkserver._active = server
+    assert forked.returncode == cold.returncode == 0, forked.stderr + cold.stderr
+    assert forked.stdout.split() == ["True", "True", "3.01604"]
+    assert cold.stdout.split() == ["False", "False", "3.01604"]
