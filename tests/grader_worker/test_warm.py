@@ -14,7 +14,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from grader_helpers import CANARY, CORPUS, CORPUS_LIMITS, FIXTURE_CHECKS, GOOD, HERE, make_job
+from grader_helpers import (
+    CANARY,
+    CORPUS,
+    CORPUS_LIMITS,
+    FIXTURE_CHECKS,
+    GOOD,
+    HERE,
+    corpus_job,
+    make_job,
+)
 
 from course.checks import HARNESS_PATH
 from grader_worker.config import load_config
@@ -317,10 +326,8 @@ def warm_corpus(secret_dir: Path) -> Iterator[tuple[WarmRunner, dict[str, Gradin
     r = _open_runner()
 
     def one(path: Path) -> list[tuple[str, GradingResult]]:
-        source = (path.read_text().replace("__SECRET_DIR__", str(secret_dir))
-                  .replace("__CHECKS_PATH__", str(FIXTURE_CHECKS)))
         before = _thread_cpu_s()
-        hostile = grade(make_job(source, submission_id=path.stem), runner=r,
+        hostile = grade(corpus_job(path, secret_dir), runner=r,
                         checks_for=lambda _: FIXTURE_CHECKS, ceiling=CORPUS_LIMITS)
         TRUSTED_CPU_S[path.name] = _thread_cpu_s() - before
         return [(path.name, hostile), (f"after {path.name}", _grade(r, GOOD.read_text()))]

@@ -132,7 +132,7 @@ def _kill(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> int:
 @pytest.mark.slow
 def test_sigkilled_worker_loses_no_job(world: World) -> None:
     exercise_id, solution = _exercise()
-    slow = "import time\ntime.sleep(6)\n" + solution
+    slow = "import time\ntime.sleep(3)\n" + solution  # still running 1 s after it started
     sid = world.submit(exercise_id, slow)
     consumer = Consumer(world.sessions, world.queues, SETTINGS)
     first = world.worker("first")
