@@ -57,11 +57,11 @@ def _one_ir_context_a_thread() -> None:
     finds it done. A JAX whose internals moved runs as it was."""
     import importlib.util
 
-    from jax._src.interpreters import mlir
-
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "checks",
                         "harness_jax.py")
     try:
+        from jax._src.interpreters import mlir
+
         spec = importlib.util.spec_from_file_location("pathways_harness_jax", path)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         spec.loader.exec_module(module)  # type: ignore[union-attr]
