@@ -54,6 +54,36 @@ def _root(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+def _base(node: ast.AST) -> ast.AST:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node
+
+
+def _aliases(tree: ast.AST, modules: set[str]) -> set[str]:
+    """``modules`` and every name bound to a part of one (``A = jax.Array``, ``f = A.x``,
+    ``A := ...``), to a fixed point: a rebinding through an alias is the same rebinding."""
+    found = set(modules)
+    pairs: list[tuple[list[ast.AST], ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            pairs.append((node.targets, node.value))
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            pairs.append(([node.target], node.value))
+    grew = True
+    while grew:
+        grew = False
+        for targets, value in pairs:
+            if _root(value) not in found:
+                continue
+            for target in targets:
+                for part in ast.walk(target):
+                    if isinstance(part, ast.Name) and part.id not in found:
+                        found.add(part.id)
+                        grew = True
+    return found
+
+
 def _why(node: ast.AST, modules: set[str]) -> str | None:
     if isinstance(node, ast.Import | ast.ImportFrom):
         for alias in node.names:
@@ -73,8 +103,12 @@ def _why(node: ast.AST, modules: set[str]) -> str | None:
         targets = [node.target]
     for target in targets:
         for part in ast.walk(target):
-            if isinstance(part, ast.Attribute) and _root(part) in modules:
+            if not isinstance(part, ast.Attribute):
+                continue
+            if _root(part) in modules:
                 return f"it rebinds `{_root(part)}...{part.attr}`, part of a module it imported"
+            if isinstance(_base(part), ast.Call):  # type(x).attr = ...: whatever it returned
+                return f"it rebinds `.{part.attr}` of what a call returned"
     return None
 
 
@@ -86,7 +120,7 @@ def forgery(source: str) -> str | None:
         tree = pysource.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # reported as the program's syntax error
-    modules = _imported(tree)
+    modules = _aliases(tree, _imported(tree))
     lines = source.splitlines()
     for node in ast.walk(tree):
         why = _why(node, modules)

@@ -238,6 +238,10 @@ def test_facts_from_the_sandbox_are_bounded() -> None:
     "import inspect",
     "__builtins__['len'] = None",
     "import sys\nf = sys._getframe(1).f_back",
+    "A = jax.Array\nA.block_until_ready = lambda self: self",
+    "A = jax.Array\nB = A\nB.block_until_ready = lambda self: self",
+    "x = jnp.ones(1)\ntype(x).block_until_ready = lambda self: self",
+    "clock = jax.numpy\nclock.sum = max",
 ])
 def test_forgery_is_refused_with_the_line(line: str) -> None:
     why = forgery(f"import jax\nimport jax.numpy as jnp\n\n{line}\n")
