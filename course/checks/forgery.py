@@ -48,16 +48,16 @@ def _imported(tree: ast.AST) -> set[str]:
     return names
 
 
-def _root(node: ast.AST) -> str:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
 def _base(node: ast.AST) -> ast.AST:
+    """What an attribute or item chain starts from (``x`` of ``x.a[0].b``, a call's node)."""
     while isinstance(node, ast.Attribute | ast.Subscript):
         node = node.value
     return node
+
+
+def _root(node: ast.AST) -> str:
+    base = _base(node)
+    return base.id if isinstance(base, ast.Name) else ""
 
 
 def _aliases(tree: ast.AST, modules: set[str]) -> set[str]:

@@ -144,11 +144,13 @@ def test_pending_inputs_tell_a_blocked_timer_from_an_unblocked_one(tmp_path: Pat
                                                    spec={"pending": True}), SPEC)
 
 
-def _pending_call(source: str, *args: np.ndarray) -> dict:
-    """One harness call of ``f`` in ``source`` on pending ``args``: the call's result entry."""
+def _pending_call(source: str, *args: object) -> dict:
+    """One harness call of ``f`` in ``source`` on ``args``, its arrays pending: the call's
+    result entry."""
     calls, tools = h.calls_module(), h.call_tools()
     context = {"pending": calls._Pending(tools), "namespace": {}, "describe": repr}
-    call = {"function": "f", "args": [{"kind": "array", "value": a} for a in args]}
+    call = {"function": "f", "args": [
+        {"kind": "array" if isinstance(a, np.ndarray) else "scalar", "value": a} for a in args]}
     namespace: dict = {}
     exec(PRELUDE + source, namespace)  # noqa: S102
     return calls._call(namespace["f"], call, h._Body(np), tools, {"pending": True}, context)
@@ -180,13 +182,7 @@ def test_a_function_that_deletes_its_argument_does_not_hide_the_wait() -> None:
 
 
 def test_no_array_argument_no_wait() -> None:
-    calls, tools = h.calls_module(), h.call_tools()
-    context = {"pending": calls._Pending(tools), "namespace": {}, "describe": repr}
-    namespace: dict = {}
-    exec(PRELUDE + "def f(n):\n    return n + 1\n", namespace)  # noqa: S102
-    result = calls._call(namespace["f"], {"function": "f", "args": [{"kind": "scalar",
-                                                                     "value": 2}]},
-                         h._Body(np), tools, {"pending": True}, context)
+    result = _pending_call("def f(n):\n    return n + 1\n", 2)
     assert result["facts"]["pending"] is None and result["outputs"][0]["value"] == 3
 
 
