@@ -2,7 +2,7 @@
 # pytest for scripts/test.sh (issue 26): with no arguments the whole suite as two processes side
 # by side, the course's code blocks (tests/course/test_content_runs.py: idle-class runs of
 # their own, tests/course/content_background.py) and everything else on PATHWAYS_TEST_WORKERS
-# (2) pytest-xdist workers, each test file whole on one worker; with arguments one plain
+# (3) pytest-xdist workers, each test file whole on one worker; with arguments one plain
 # pytest. Exit status: pytest's (5, nothing collected, is left for the caller to refuse).
 # Each pytest runs in a session of its own, so that a SIGTERM or Ctrl-C here ends it with
 # every process it started (xdist workers, the fork server, servers, browsers), not only it.
@@ -54,7 +54,10 @@ setsid "$PY" -m pytest -q -p no:cacheprovider --junitxml="$results/content.xml" 
 pids+=($!)
 # --no-loadscope-reorder: the workers take the files in the order tests/conftest.py:file_order
 # gives them (files that mostly wait first), not xdist's own (most tests first).
-setsid "$PY" -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-2}" --dist loadfile \
+# Three workers on 2 cores: with two, the waits of the files that wait (leases, limits, chaos)
+# left a core idle once the course's idle-priority runs were done; a third keeps both cores
+# busy to the end (bench/README.md, "A third xdist worker, again").
+setsid "$PY" -m pytest --durations=25 -n "${PATHWAYS_TEST_WORKERS:-3}" --dist loadfile \
   --no-loadscope-reorder \
   --junitxml="$results/suite.xml" --deselect tests/course/test_content_runs.py \
   ${PATHWAYS_TEST_SUITE:-tests} &

@@ -17,7 +17,7 @@ export JAX_PLATFORMS=cpu
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache  # layering contracts (.importlinter)
 # pytest: the whole suite as two processes side by side (the course's code blocks, and the rest
-# on two xdist workers), or one plain pytest with arguments (scripts/pytest-suite.sh).
+# on three xdist workers), or one plain pytest with arguments (scripts/pytest-suite.sh).
 # A SIGTERM or Ctrl-C here is passed on, and the servers stop (EXIT) only once it has ended.
 bash scripts/pytest-suite.sh "$@" &
 suite=$!

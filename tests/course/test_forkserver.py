@@ -35,11 +35,26 @@ sys.exit(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 RAISES = "import json\nvalue = json.loads('{}')\nraise KeyError('missing: ' + str(value))\n"
 
 
+@pytest.fixture(scope="module")
+def started() -> Iterator[ForkServer]:
+    """One server for the module's tests that only run scripts through it: each start is a
+    cold JAX import (~1.5 CPU s); the tests of starting, stopping and turning it off make
+    their own."""
+    server = forkserver.start(child_env())
+    assert server is not None, "the fork server did not start"
+    yield server
+    server.close()
+
+
 @pytest.fixture
-def server() -> Iterator[ForkServer]:
-    with prewarmed(child_env()) as started:
-        assert started is not None, "the fork server did not start"
+def server(started: ForkServer) -> Iterator[ForkServer]:
+    """``started`` as the process's server (what ``prewarmed`` sets) for one test."""
+    assert forkserver.active() is None
+    forkserver._active = started
+    try:
         yield started
+    finally:
+        forkserver._active = None
 
 
 def _cold(args: list[str], cwd: Path, timeout: float = 60):  # type: ignore[no-untyped-def]

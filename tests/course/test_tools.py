@@ -102,6 +102,7 @@ def test_record_keeps_the_receipt_when_main_py_fails(lesson04_course: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_figure_check_compares_data_with_the_record(lesson04_course: Path):
     data_path = lesson04_course / LESSON_04 / "figure/data.json"
     record = json.loads(data_path.read_text())
@@ -113,6 +114,7 @@ def test_figure_check_compares_data_with_the_record(lesson04_course: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_starter_that_scores_full_marks_is_caught(lesson04_course: Path):
     exercise = lesson04_course / LESSON_04 / "exercises/mask-tail"
     shutil.copy(exercise / "solution.py", exercise / "starter.py")
@@ -121,6 +123,7 @@ def test_starter_that_scores_full_marks_is_caught(lesson04_course: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_starter_failing_outside_a_todo_line_is_caught(lesson04_course: Path):
     starter = lesson04_course / LESSON_04 / "exercises/mask-tail/starter.py"
     starter.write_text("masked = x.reshape(3)\n" + starter.read_text())
@@ -130,6 +133,7 @@ def test_starter_failing_outside_a_todo_line_is_caught(lesson04_course: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_wrong_reference_solution_is_caught(lesson04_course: Path):
     solution = lesson04_course / LESSON_04 / "exercises/mask-tail/solution.py"
     solution.write_text("def mask_tail(x):\n"
@@ -142,6 +146,7 @@ def test_wrong_reference_solution_is_caught(lesson04_course: Path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_checks_that_reward_a_hardcoded_answer_are_caught(lesson04_course: Path):
     """With the same input every time, typing in the printed values would pass."""
     checks = lesson04_course / LESSON_04 / "exercises/fixed-shape-mask/checks.py"
@@ -156,6 +161,7 @@ def test_checks_that_reward_a_hardcoded_answer_are_caught(lesson04_course: Path)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_runs")
 def test_hardcoded_and_other_variant_answers_score_below_full(lesson04_course: Path):
     for kind in ("hardcoded", "variant"):
         result = run_item(item(lesson04_course, kind, "mask-tail"))
