@@ -1,8 +1,9 @@
 """``build_site``: the list of outputs of ``pathways course build`` and what each is made from.
 
 Outputs (under ``out``): ``index.html``, ``style.css``, ``lessons/<id>.html`` and its assets,
-``projects/<slug>.html``, ``notebooks/<id>.ipynb`` (executed), ``exercises/<id>.py`` and
-``.ipynb``, and ``downloads/jax-pathways-learner.zip``.
+``projects/<slug>.html``, ``notebooks/<id>.ipynb`` (executed, unless the build is a preview:
+``execute=False``), ``exercises/<id>.py`` and ``.ipynb``, and
+``downloads/jax-pathways-learner.zip``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,20 @@ def _guide_shown(phase: Phase) -> str:
                  _project_shown(phase)))
 
 
-def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target]:
+def _notebook_target(lesson: Lesson, files: tuple[Path, ...], execute: bool) -> Target:
+    """The lesson notebook, executed in a kernel of its own, or (a preview) its cells only:
+    which of the two is part of its key, so a preview's notebook is never reused by a build
+    that executes."""
+    from course.build import notebooks
+
+    make = ((lambda: notebooks.execute_lesson_notebook(lesson)) if execute
+            else (lambda: notebooks.unexecuted_lesson_notebook(lesson)))
+    return Target(f"notebooks/{lesson.id}.ipynb",
+                  (*files, *NOTEBOOK_CODE, f"executed: {execute}"), make, lesson.id)
+
+
+def _lesson_targets(course: Course, phase: Phase, lesson: Lesson,
+                    execute: bool = True) -> list[Target]:
     from course.build import notebooks, site
     from course.render import lesson_html
 
@@ -74,8 +88,7 @@ def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target
     ex_inputs = (lesson.main_path, *[s for s in starters if s.is_file()],
                  lesson.dir / "lesson.md", *NOTEBOOK_CODE)
     out += [
-        Target(f"notebooks/{lesson.id}.ipynb", (*files, *NOTEBOOK_CODE),
-               lambda: notebooks.execute_lesson_notebook(lesson), lesson.id),
+        _notebook_target(lesson, files, execute),
         Target(f"exercises/{lesson.id}.py", ex_inputs,
                lambda: notebooks.exercise_script(lesson), lesson.id),
         Target(f"exercises/{lesson.id}.ipynb", ex_inputs,
@@ -84,8 +97,10 @@ def _lesson_targets(course: Course, phase: Phase, lesson: Lesson) -> list[Target
     return out
 
 
-def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
-    """Every output target of a build, in build order."""
+def plan(course: Course, requirements: Path = REQUIREMENTS, *,
+         execute: bool = True) -> list[Target]:
+    """Every output target of a build, in build order (``execute``: False for a preview, whose
+    lesson notebooks hold their cells without running them)."""
     # Imported here: the no-change path (``build``) must not pay for Markdown, Pygments, ...
     from course.build import learner_zip, notebooks, site
     from course.render import guide_html, project_html, setup_html, stylesheet
@@ -100,7 +115,7 @@ def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
     ]
     for phase in course.phases:
         for lesson in phase.lessons:
-            targets += _lesson_targets(course, phase, lesson)
+            targets += _lesson_targets(course, phase, lesson, execute)
         targets.append(Target(
             site.guide_page(phase),
             (_guide_shown(phase), *RENDER),
@@ -138,27 +153,32 @@ def plan(course: Course, requirements: Path = REQUIREMENTS) -> list[Target]:
     return targets
 
 
-def fingerprint(root: Path, requirements: Path) -> str:
-    """Everything a build reads: the content tree, the course package's code, the pins."""
+def fingerprint(root: Path, requirements: Path, execute: bool = True) -> str:
+    """Everything a build reads: the content tree, the course package's code, the pins, and
+    whether its notebooks are executed (a preview's outputs never pass for a full build's)."""
     code = sorted(p for p in PACKAGE.rglob("*.py")
                   if "content" not in p.relative_to(PACKAGE).parts[:1])
-    return tree_fingerprint([root], [*code, requirements])
+    tree = tree_fingerprint([root], [*code, requirements])
+    return tree if execute else f"{tree}:preview"
 
 
 def build_site(course: Course, out: Path, *, requirements: Path = REQUIREMENTS,
-               progress: Progress | None = None, jobs: int = 2) -> BuildReport:
-    """Build (or bring up to date) the static site, notebooks, exercises and learner ZIP."""
-    return run_targets(plan(course, requirements), out, progress,
-                       fingerprint(course.root, requirements), jobs=jobs)
+               progress: Progress | None = None, jobs: int = 2,
+               execute: bool = True) -> BuildReport:
+    """Build (or bring up to date) the static site, notebooks, exercises and learner ZIP;
+    ``execute=False`` is a preview: the same outputs, the lesson notebooks not run."""
+    return run_targets(plan(course, requirements, execute=execute), out, progress,
+                       fingerprint(course.root, requirements, execute), jobs=jobs)
 
 
 def build(root: Path | None, out: Path, *, requirements: Path = REQUIREMENTS,
-          progress: Progress | None = None, jobs: int = 2) -> BuildReport:
+          progress: Progress | None = None, jobs: int = 2, execute: bool = True) -> BuildReport:
     """``build_site`` for the content under ``root``, skipping even the loading of the course
     when nothing it reads changed since the last complete build."""
     from course.loader import load_course
 
     root = (root or CONTENT_ROOT).resolve()
-    report = reuse_all(out, fingerprint(root, requirements), progress)
+    report = reuse_all(out, fingerprint(root, requirements, execute), progress)
     return report if report is not None else build_site(
-        load_course(root), out, requirements=requirements, progress=progress, jobs=jobs)
+        load_course(root), out, requirements=requirements, progress=progress, jobs=jobs,
+        execute=execute)

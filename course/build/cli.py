@@ -19,9 +19,12 @@ from course.errors import CourseError
                    "(default: course/requirements-learner.txt).")
 @click.option("--jobs", type=click.IntRange(1, 32), default=2, show_default=True,
               help="Outputs made at once (each executed notebook runs its own kernel).")
+@click.option("--no-execute", "preview", is_flag=True,
+              help="A preview: lesson notebooks keep their cells but are not run (no kernel); "
+                   "the next build without it executes them.")
 @click.option("--quiet", is_flag=True, help="Print only the summary line.")
 def build(out: Path, root: Path | None, requirements: Path | None, jobs: int,
-          quiet: bool) -> None:
+          preview: bool, quiet: bool) -> None:
     """Build the static site, executed notebooks, exercise downloads and the learner ZIP.
 
     Only outputs whose inputs (content, code, package versions) changed are rebuilt.
@@ -31,7 +34,8 @@ def build(out: Path, root: Path | None, requirements: Path | None, jobs: int,
 
     try:
         report = build_all(root, out, requirements=requirements or REQUIREMENTS,
-                           progress=None if quiet else click.echo, jobs=jobs)
+                           progress=None if quiet else click.echo, jobs=jobs,
+                           execute=not preview)
     except CourseError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"build: {report.summary()}")

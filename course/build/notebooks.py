@@ -93,6 +93,15 @@ def lesson_notebook(lesson: Lesson) -> NotebookNode:
     return nb
 
 
+def unexecuted_lesson_notebook(lesson: Lesson) -> bytes:
+    """The lesson notebook as a preview build writes it: its cells, no outputs."""
+    import nbformat
+
+    nb = lesson_notebook(lesson)
+    nbformat.validate(nb)
+    return nbformat.writes(nb).encode()
+
+
 def execute_lesson_notebook(lesson: Lesson) -> bytes:
     """The lesson notebook, executed in a scratch copy of the lesson's learner files."""
     import nbformat

@@ -1,6 +1,12 @@
 """`pathways course build` for real, on a copy of the course content: site pages for every
-lesson, executed notebooks, exercise downloads, a learner ZIP whose commands work as a new
-learner runs them, and rebuilds that redo only what changed."""
+lesson, lesson notebooks, exercise downloads, a learner ZIP whose commands work as a new
+learner runs them, and rebuilds that redo only what changed.
+
+The whole course is built as a preview (``execute=False``: every output, the lesson notebooks
+not run), and a lesson notebook of each phase runs in its kernel, as does a default build of a
+one-lesson course. Every lesson's notebook holds its lesson's code block for block (checked
+below), and every block runs in `course check`'s items (test_content_runs): executing all 16
+notebooks here again cost ~70 CPU s of the suite's ~1,800 (bench/README.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +25,8 @@ from test_render import parse
 
 from course import load_course
 from course.build import BuildReport, build_site, plan
-from course.build.builder import REQUIREMENTS
+from course.build.builder import REQUIREMENTS, fingerprint
+from course.build.notebooks import main_cells
 from course.loader import CONTENT_ROOT
 from course.model import Course
 from course.render import STAGES
@@ -46,7 +53,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("__pycache__"))
     course = load_course(root)
     out = base / "site"
-    report = build_site(course, out)
+    report = build_site(course, out, execute=False)
     return Built(root, course, out, report)
 
 
@@ -59,7 +66,8 @@ def copy_of(built: Built, tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_first_build_makes_every_output(built: Built) -> None:
-    names = [t.name for t in plan(built.course)]
+    names = [t.name for t in plan(built.course, execute=False)]
+    assert names == [t.name for t in plan(built.course)]  # a preview makes the same files
     assert sorted(built.report.built) == sorted(names) and not built.report.reused
     assert all((built.out / name).is_file() for name in names)
 
@@ -129,17 +137,48 @@ def test_lesson_pages_carry_the_seeds_parts(built: Built) -> None:
                 assert "Open project workspace" in text
 
 
-def test_notebooks_are_valid_and_executed(built: Built) -> None:
+def _statements(code: str) -> list[str]:
+    """The lines that run: no blank or comment-only line (region markers and a header
+    comment are not in the cells)."""
+    return [line for line in code.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+def test_every_lesson_notebook_holds_its_lessons_code_block_for_block(built: Built) -> None:
+    """What a kernel runs is what `course check` runs: main.py whole (split at its step
+    regions, nothing left out), each experiment, then the figure script."""
     for lesson in built.course.lessons():
         nb = nbformat.read(built.out / "notebooks" / f"{lesson.id}.ipynb", as_version=4)
         nbformat.validate(nb)
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        assert len(code) >= len(lesson.steps) + len(lesson.experiments) + 1
-        assert all(c.execution_count for c in code), lesson.id
-        assert not [o for c in code for o in c.outputs if o.output_type == "error"]
-        assert any("image/png" in o.get("data", {}) for o in code[-1].outputs), lesson.id
-        printed = "".join(o.get("text", "") for c in code for o in c.outputs)
-        assert printed.strip(), f"{lesson.id}: no cell printed anything"
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        assert not [c for c in nb.cells if c.cell_type == "code" and c.outputs], lesson.id
+        mains = len(main_cells(lesson))
+        assert len(code) == mains + len(lesson.experiments) + 1, lesson.id
+        assert mains >= len(lesson.steps), lesson.id
+        assert _statements("\n".join(code[:mains])) == _statements(lesson.main_code), lesson.id
+        assert code[mains:-1] == [ex.code.strip("\n") for ex in lesson.experiments], lesson.id
+        assert 'runpy.run_path("figure/make_figure.py"' in code[-1], lesson.id
+
+
+def _assert_executed(notebook: bytes, lesson_id: str) -> None:
+    nb = nbformat.reads(notebook.decode(), as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), lesson_id
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"], lesson_id
+    assert any("image/png" in o.get("data", {}) for o in code[-1].outputs), lesson_id
+    printed = "".join(o.get("text", "") for c in code for o in c.outputs)
+    assert printed.strip(), f"{lesson_id}: no cell printed anything"
+
+
+@pytest.mark.parametrize("lesson_id", ["transforms-01", "randomness-03", "parallel-01"])
+def test_a_lesson_notebook_of_each_phase_runs_in_its_kernel(lesson_id: str) -> None:
+    """Phases 02-04 here (tracing prints, optax training, 8 devices a lesson asks for itself);
+    phase 01's run in the two tests below."""
+    from course.build.notebooks import execute_lesson_notebook
+
+    lesson = packaged_course().lesson(lesson_id)
+    assert lesson is not None
+    _assert_executed(execute_lesson_notebook(lesson), lesson_id)
 
 
 def test_a_notebook_kernel_shares_the_kept_compilation_cache(
@@ -151,11 +190,25 @@ def test_a_notebook_kernel_shares_the_kept_compilation_cache(
 
     monkeypatch.setenv(JAX_CACHE_ENV, str(tmp_path / "jax-cache"))
     lesson = packaged_course().lessons()[0]
-    nb = nbformat.reads(execute_lesson_notebook(lesson).decode(), as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(c.execution_count for c in code)
-    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    _assert_executed(execute_lesson_notebook(lesson), lesson.id)
     assert [p.name for p in (tmp_path / "jax-cache").iterdir() if p.name.startswith("jit_")]
+
+
+def test_a_default_build_executes_its_notebooks_and_a_preview_never_passes_for_one(
+        lesson04_course: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    course = load_course(lesson04_course)
+    full = build_site(course, out)
+    assert sorted(full.built) == sorted(t.name for t in plan(course)) and not full.reused
+    notebook = "notebooks/arrays-04.ipynb"
+    _assert_executed((out / notebook).read_bytes(), "arrays-04")
+    preview = build_site(course, out, execute=False)
+    assert preview.built == [notebook] and sorted(preview.reused) == sorted(
+        n for n in full.built if n != notebook)
+    assert not [c for c in nbformat.read(out / notebook, as_version=4).cells
+                if c.cell_type == "code" and c.outputs]
+    assert fingerprint(lesson04_course, REQUIREMENTS, True) != fingerprint(
+        lesson04_course, REQUIREMENTS, False)  # nor on the no-change path
 
 
 def test_exercise_downloads_hold_main_and_every_starter(built: Built) -> None:
@@ -320,7 +373,7 @@ def test_phase_02_study_guide_shows_preparation_milestones_and_project(built: Bu
 def test_second_build_reuses_everything(built: Built, tmp_path: Path) -> None:
     root, out = copy_of(built, tmp_path)
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    again = build_site(load_course(root), out)
+    again = build_site(load_course(root), out, execute=False)
     assert again.built == [] and sorted(again.reused) == sorted(built.report.built)
     after = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     assert {p: t for p, t in after.items() if p.name != ".build-cache.json"} == {
@@ -335,8 +388,8 @@ def test_changing_one_lesson_rebuilds_only_its_outputs(built: Built, tmp_path: P
     os.utime(root / other.relpath / "lesson.md")
     lesson_md.write_text(lesson_md.read_text() + "\n\nA sentence added by the rebuild test.\n")
     course = load_course(root)
-    report = build_site(course, out)
-    owners = {t.name: t.owner for t in plan(course)}
+    report = build_site(course, out, execute=False)
+    owners = {t.name: t.owner for t in plan(course, execute=False)}
     assert "lessons/arrays-04.html" in report.built
     assert "notebooks/arrays-04.ipynb" in report.built
     stray = [n for n in report.built if owners[n] != "arrays-04" and n != ZIP]
@@ -349,7 +402,7 @@ def test_cli_build_reports_progress_and_the_no_change_fast_path(
         built: Built, tmp_path: Path) -> None:
     root, out = copy_of(built, tmp_path)
     command = [str(Path(sys.executable).parent / "pathways"), "course", "build",
-               "--root", str(root), "--out", str(out)]
+               "--root", str(root), "--out", str(out), "--no-execute"]
     same = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
     assert same.returncode == 0, same.stderr
     assert "unchanged" in same.stdout and "0 built" in same.stdout
@@ -368,7 +421,7 @@ def test_cli_build_reports_bad_content_clearly(built: Built, tmp_path: Path) -> 
     root, out = copy_of(built, tmp_path)
     (root / LESSON_04 / "lesson.md").write_text("no front matter here\n")
     command = [str(Path(sys.executable).parent / "pathways"), "course", "build",
-               "--root", str(root), "--out", str(out)]
+               "--root", str(root), "--out", str(out), "--no-execute"]
     result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
     assert result.returncode != 0
     assert "lesson.md" in result.stderr and "fix:" in result.stderr
