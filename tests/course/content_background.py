@@ -26,10 +26,9 @@ from course.tools.execute import DEFAULT_TIMEOUT_S, child_env, compile_cache
 TEST_NAME = "test_item_runs_and_matches_its_record"
 WORKERS = 2
 PLAIN_FIRST = ("main", "build", "experiment", "figure")
-"""Kinds run before the exercise items: a lesson's plain programs, which the first build's
-notebook kernels (tests/course/test_build.py) run again reading the same compilation cache;
-in plan order they finished lesson by lesson over the first ~11 minutes, after most of the
-build."""
+"""Kinds run before the exercise items: a lesson's plain programs, which the notebook kernels
+of tests/course/test_build.py (a lesson of each phase) run again reading the same compilation
+cache; in plan order they finished lesson by lesson over the first ~11 minutes."""
 TIMEOUT_S = 3 * DEFAULT_TIMEOUT_S
 """Per program, tripled: an idle-class run waits while the other tests keep both cores busy
 (still under pytest's 600 s per test, so a program that hangs fails its test clearly)."""
