@@ -38,4 +38,5 @@ def build(out: Path, root: Path | None, requirements: Path | None, jobs: int,
                            execute=not preview)
     except CourseError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"build: {report.summary()}")
+    click.echo(f"build{' (a preview: lesson notebooks not run)' if preview else ''}: "
+               f"{report.summary()}")

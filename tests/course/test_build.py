@@ -406,6 +406,7 @@ def test_cli_build_reports_progress_and_the_no_change_fast_path(
     same = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
     assert same.returncode == 0, same.stderr
     assert "unchanged" in same.stdout and "0 built" in same.stdout
+    assert "build (a preview: lesson notebooks not run): 0 built" in same.stdout
     guide = root / "projects" / "arrays-audit" / "README.md"
     guide.write_text(guide.read_text() + "\nOne more line for the CLI test.\n")
     edited = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=300)
